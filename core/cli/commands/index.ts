@@ -1,0 +1,8 @@
+/** The CLI's commands, in the order `toolhost --help` lists them. */
+import type { Command } from "../context.ts";
+import { tools } from "./tools.ts";
+import { explain } from "./explain.ts";
+import { check } from "./check.ts";
+import { call } from "./call.ts";
+
+export const commands: Command[] = [tools, explain, call, check];

@@ -1,0 +1,62 @@
+import type { Command } from "../context.ts";
+import { flag } from "../../tool.ts";
+import type { Host } from "../../host.ts";
+
+/** `toolhost tools`: the pool as the model sees it. The --json shape is a contract (test/cli.test.ts). */
+export function toolsJson(host: Host) {
+  const pool = host.pool;
+  const problems = host.problems();
+  return {
+    generation: pool.generation,
+    fingerprint: pool.fingerprint,
+    tools: [...pool.tools, ...pool.deferred].map((t) => ({
+      name: t.name,
+      origin: t.origin,
+      plugin: t.plugin,
+      deferred: pool.deferral.get(t.name)?.defer === true,
+      readOnly: flag(t.isReadOnly, {} as never, false),
+    })),
+    excluded: pool.excluded.map((x) => ({ name: x.name, reason: x.reason, rule: x.rule ?? null, plugin: x.plugin ?? null, file: x.file ?? null })),
+    errors: problems.filter((p) => p.severity === "error").map((p) => ({ plugin: p.plugin, file: p.file ?? null, path: p.path ?? null, message: p.message })),
+    warnings: problems.filter((p) => p.severity === "warning").map((p) => ({ plugin: p.plugin, file: p.file ?? null, path: p.path ?? null, message: p.message })),
+  };
+}
+
+export function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? "").length)));
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  ")).join("\n");
+}
+
+export const tools: Command = {
+  name: "tools",
+  summary: "list the tool pool as the model sees it (loaded, deferred, excluded, errors)",
+  usage: "toolhost tools [--json]",
+  async run(ctx) {
+    const host = await ctx.host();
+    try {
+      const j = toolsJson(host);
+      if (ctx.json) {
+        ctx.io.out(JSON.stringify(j, null, 2));
+        return 0;
+      }
+      const rows = [["NAME", "ORIGIN", "PLUGIN", "STATUS", "READ-ONLY"]];
+      for (const t of j.tools) rows.push([t.name, t.origin, t.plugin, t.deferred ? "deferred" : "loaded", t.readOnly ? "yes" : "no"]);
+      ctx.io.out(table(rows));
+      if (j.excluded.length) {
+        ctx.io.out("\nExcluded:");
+        for (const x of j.excluded) ctx.io.out(`  ${x.name}: ${x.reason}${x.rule ? ` [rule ${x.rule}${x.plugin ? `, plugin ${x.plugin}` : ""}${x.file ? `, ${x.file}` : ""}]` : ""}`);
+      }
+      if (j.errors.length) {
+        ctx.io.out("\nErrors:");
+        for (const e of j.errors) ctx.io.out(`  [${e.plugin}] ${e.file ?? ""}${e.path ? ` ${e.path}` : ""}: ${e.message}`);
+      }
+      const loaded = j.tools.filter((t) => !t.deferred).length;
+      ctx.io.out(
+        `\n${j.tools.length} tools: ${loaded} loaded, ${j.tools.length - loaded} deferred, ${j.excluded.length} excluded, ${j.errors.length} errors, ${j.warnings.length} warnings · generation ${j.generation} · fingerprint ${j.fingerprint.slice(0, 12)}`,
+      );
+      return 0;
+    } finally {
+      await host.close();
+    }
+  },
+};

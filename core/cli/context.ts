@@ -1,0 +1,41 @@
+/** What every CLI command gets: parsed flags, a host factory honouring the global flags, output helpers. */
+import { createHost, type Host, type HostOptions } from "../host.ts";
+import type { ParsedArgs } from "./args.ts";
+
+export interface CliIO {
+  out(text: string): void;
+  err(text: string): void;
+  isTTY: boolean;
+  readLine(prompt: string): Promise<string>;
+}
+
+export interface CommandContext {
+  args: ParsedArgs;
+  io: CliIO;
+  /** Create a host from the global flags (--cwd, --config, --plugin-dir, --mode). */
+  host(extra?: Partial<HostOptions>): Promise<Host>;
+  json: boolean;
+}
+
+export interface Command {
+  name: string;
+  summary: string;
+  usage: string;
+  /** Extra flags that take a value / may repeat. */
+  values?: string[];
+  repeat?: string[];
+  run(ctx: CommandContext): Promise<number>;
+}
+
+export function hostOptionsFrom(args: ParsedArgs): HostOptions {
+  const f = args.flags;
+  return {
+    cwd: typeof f.cwd === "string" ? f.cwd : undefined,
+    configFile: typeof f.config === "string" ? f.config : undefined,
+    pluginDirs: Array.isArray(f["plugin-dir"]) ? (f["plugin-dir"] as string[]) : undefined,
+    mode: typeof f.mode === "string" ? f.mode : undefined,
+    logger: process.env.TOOLHOST_DEBUG ? { info: (m) => console.error(m), warn: (m) => console.error(m), error: (m) => console.error(m), debug: (m) => console.error(m) } : { warn: (m) => console.error(m), error: (m) => console.error(m) },
+  };
+}
+
+export { createHost };

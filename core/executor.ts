@@ -1,0 +1,501 @@
+/**
+ * The one execution path. Every call, from every source (library, CLI, MCP, model tool_use,
+ * ToolSearch-loaded tools), runs these stages of one Build, in order:
+ *
+ *   lookup → repairInput → validate (ajv) → validateInput → deny → permission → preToolUse
+ *     (input changed? → validate + deny + permission again) → [ask → permissionRequest → onAsk]
+ *     → call → postToolUse / postToolUseFailure → shape → notes appended → persist
+ *
+ * Decisions combine as deny > defer > ask > allow. A hook's allow never overrides a deny or an
+ * explicit ask rule; it only skips the default prompt.
+ */
+import { randomUUID } from "node:crypto";
+import { errorMessage, PluginError } from "./errors.ts";
+import { TRACE, type TraceEntry, type Traced } from "./hooks.ts";
+import type { Build } from "./build.ts";
+import type { HostView } from "./plugin.ts";
+import type { Session } from "./session.ts";
+import { flag, textResult, type Tool, type ToolResult } from "./tool.ts";
+
+export type Behavior = "allow" | "deny" | "ask";
+
+export interface Decision {
+  behavior: Behavior;
+  reason: string;
+  /** The rule text that decided ("Bash(rm *)", "mode: plan", "hook: guard.sh"). */
+  rule?: string;
+  /** Plugin that owns the rule or made the decision. */
+  plugin?: string;
+  file?: string;
+  /** True when an explicit rule decided (an explicit ask is never skipped by a hook's allow). */
+  explicit?: boolean;
+}
+
+export type AskAnswer = "allow" | "deny" | "allowAlways" | { behavior: "allow" | "deny"; message?: string; updatedInput?: Record<string, unknown> };
+
+export type CallSource = "library" | "cli" | "mcp" | "model" | "batch";
+
+export interface CallState extends Traced {
+  readonly toolUseId: string;
+  readonly sessionId: string;
+  readonly session: Session;
+  readonly requestedName: string;
+  tool?: Tool;
+  readonly rawInput: unknown;
+  input: any;
+  readonly mode: string;
+  readonly cwd: string;
+  readonly generation: number;
+  readonly source: CallSource;
+  readonly dryRun: boolean;
+  readonly signal: AbortSignal;
+  readonly host: HostView;
+  /** Decision so far (set after the deny/permission stages). */
+  decision?: Decision;
+  /** Texts appended after the normal result (hook context, notes); never into a system prompt. */
+  readonly notes: string[];
+  /** Free-form per-call data for plugins (e.g. the command-hooks plugin's parsed outputs). */
+  readonly data: Map<string, unknown>;
+}
+
+export type HookDecision = "allow" | "deny" | "ask" | "defer";
+
+export interface PreToolUseContext extends Traced {
+  readonly call: CallState;
+  /** The input as it stands after earlier handlers. */
+  readonly input: any;
+  /** Record a decision; decisions combine as deny > defer > ask > allow. */
+  decide(decision: HookDecision, reason: string, source: string): void;
+  /** Replace the input seen by later handlers and by the tool (re-validated and deny-checked). */
+  updateInput(input: Record<string, unknown>, source: string): void;
+  /** Return this result instead of calling the tool. */
+  substitute(result: ToolResult | string, source: string): void;
+  /** Add text after the tool's result. */
+  addContext(text: string, source: string): void;
+  readonly decisions: ReadonlyArray<{ decision: HookDecision; reason: string; source: string }>;
+}
+
+export interface PostToolUseContext extends Traced {
+  readonly call: CallState;
+  result: ToolResult;
+  readonly error?: string;
+  /** Mark the result as blocked: the reason is appended and shown to the model. */
+  block(reason: string, source: string): void;
+  addContext(text: string, source: string): void;
+  /** Replace what the model sees as the tool's output. */
+  updateOutput(result: ToolResult | string, source: string): void;
+}
+
+export interface CallRecord {
+  call: CallState;
+  outcome: ExecuteOutcome;
+}
+
+export interface ExecuteOptions {
+  sessionId?: string;
+  toolUseId?: string;
+  source?: CallSource;
+  dryRun?: boolean;
+  signal?: AbortSignal;
+  /** Answer an "ask"; without it (and without `yes`) an ask is not executed. */
+  onAsk?: (req: AskRequest) => AskAnswer | Promise<AskAnswer>;
+  /** Approve every ask (CLI --yes). Deny rules still apply. */
+  yes?: boolean;
+  /** Call a deferred tool by exact name without a prior ToolSearch (a person naming it, e.g. the CLI). */
+  autoLoadDeferred?: boolean;
+  timeoutMs?: number;
+  onProgress?: (message: string, fraction?: number) => void;
+}
+
+export interface AskRequest {
+  tool: string;
+  input: unknown;
+  decision: Decision;
+  sessionId: string;
+}
+
+export type OutcomeStatus = "ok" | "tool-error" | "denied" | "blocked" | "not-approved" | "unknown-tool" | "invalid-input" | "dry-run";
+
+export interface ExecuteOutcome {
+  tool: string;
+  decision: Behavior;
+  executed: boolean;
+  status: OutcomeStatus;
+  reason?: string;
+  /** The rule/plugin/file behind a deny or ask. */
+  rule?: string;
+  plugin?: string;
+  file?: string;
+  input?: unknown;
+  result: ToolResult;
+  trace: TraceEntry[];
+  generation: number;
+}
+
+const HOOK_RANK: Record<HookDecision, number> = { allow: 1, ask: 2, defer: 3, deny: 4 };
+
+export class Executor {
+  constructor(
+    private readonly build: Build,
+    private readonly host: HostView,
+    private readonly onAllowAlways: (tool: Tool, input: unknown) => void,
+  ) {}
+
+  async execute(name: string, rawInput: unknown, opts: ExecuteOptions = {}): Promise<ExecuteOutcome> {
+    const session = this.host.session(opts.sessionId);
+    const trace: TraceEntry[] = [];
+    const ac = new AbortController();
+    const onOuterAbort = () => ac.abort(opts.signal?.reason);
+    opts.signal?.addEventListener("abort", onOuterAbort, { once: true });
+    const call: CallState = {
+      [TRACE]: trace,
+      toolUseId: opts.toolUseId ?? `toolu_${randomUUID().replace(/-/g, "").slice(0, 24)}`,
+      sessionId: session.id,
+      session,
+      requestedName: name,
+      rawInput,
+      input: rawInput,
+      mode: this.host.mode,
+      cwd: this.host.cwd,
+      generation: this.build.generation,
+      source: opts.source ?? "library",
+      dryRun: !!opts.dryRun,
+      signal: ac.signal,
+      host: this.host,
+      notes: [],
+      data: new Map(),
+    };
+    try {
+      const outcome = await this.run(call, opts, ac);
+      await this.build.hooks.persist.promise({ call, outcome });
+      return outcome;
+    } finally {
+      opts.signal?.removeEventListener("abort", onOuterAbort);
+    }
+  }
+
+  private async run(call: CallState, opts: ExecuteOptions, ac: AbortController): Promise<ExecuteOutcome> {
+    const hooks = this.build.hooks;
+    const pool = this.build.pool!;
+    const mark = (stage: string, t0: number, outcome?: string, detail?: unknown) =>
+      call[TRACE].push({ stage, plugin: "toolhost", ms: performance.now() - t0, outcome, detail });
+    const finish = (o: Partial<ExecuteOutcome> & Pick<ExecuteOutcome, "status" | "result">): ExecuteOutcome => ({
+      tool: call.tool?.name ?? call.requestedName,
+      decision: o.decision ?? (o.status === "ok" || o.status === "tool-error" || o.status === "dry-run" ? "allow" : "deny"),
+      executed: o.executed ?? false,
+      input: call.input,
+      trace: call[TRACE],
+      generation: call.generation,
+      ...o,
+    });
+    const refuse = (status: OutcomeStatus, msg: string, d?: Decision): ExecuteOutcome =>
+      finish({ status, reason: msg, rule: d?.rule, plugin: d?.plugin, file: d?.file, decision: d?.behavior === "ask" ? "ask" : "deny", result: textResult(msg, true) });
+
+    // 1. lookup
+    let t0 = performance.now();
+    const name = call.requestedName;
+    let tool = pool.byName.get(name) ?? [...pool.byName.values()].find((t) => t.aliases?.includes(name));
+    if (!tool) {
+      try {
+        tool = hooks.lookup.call(name, call);
+      } catch (e) {
+        return refuse("unknown-tool", errorMessage(e));
+      }
+    }
+    if (!tool) {
+      mark("lookup", t0, "unknown");
+      const excluded = pool.excluded.find((x) => x.name === name);
+      const msg = excluded
+        ? `Tool "${name}" is not available: ${excluded.reason}${excluded.rule ? ` (rule ${excluded.rule}${excluded.plugin ? `, plugin ${excluded.plugin}` : ""}${excluded.file ? `, ${excluded.file}` : ""})` : ""}.`
+        : `No such tool "${name}".${didYouMean(name, [...pool.byName.keys()])} Available tools: ${pool.tools.map((t) => t.name).join(", ")}.`;
+      if (excluded) return refuse("denied", msg, { behavior: "deny", reason: excluded.reason, rule: excluded.rule, plugin: excluded.plugin, file: excluded.file });
+      return refuse("unknown-tool", msg);
+    }
+    const deferred = pool.deferral.get(tool.name)?.defer === true;
+    if (deferred && !call.session.isLoaded(tool.name)) {
+      if (opts.autoLoadDeferred) call.session.load([tool.name]);
+      else {
+        mark("lookup", t0, "deferred-not-loaded");
+        return refuse(
+          "unknown-tool",
+          `Tool "${tool.name}" is deferred and its schema is not loaded yet. Call ToolSearch with {"query": "select:${tool.name}"} first, then call it again.`,
+        );
+      }
+    }
+    call.tool = tool;
+    mark("lookup", t0, "found", { tool: tool.name, origin: tool.origin, plugin: tool.plugin, deferred });
+
+    // 2. repair input
+    t0 = performance.now();
+    call.input = hooks.repairInput.call(call.rawInput, call);
+    mark("repairInput", t0);
+
+    // 3-5. validate, validateInput, deny, permission (again after a PreToolUse rewrite)
+    const check = async (): Promise<ExecuteOutcome | undefined> => {
+      const v = this.validate(call);
+      if (v) return refuse("invalid-input", v);
+      if (tool!.normalizeInput) call.input = tool!.normalizeInput(call.input, { cwd: call.cwd });
+      const t1 = performance.now();
+      let msg: string | undefined;
+      try {
+        msg = (await tool!.validateInput?.(call.input, { cwd: call.cwd })) ?? (await hooks.validateInput.promise(call));
+      } catch (e) {
+        msg = errorMessage(e);
+      }
+      mark("validateInput", t1, msg ? "rejected" : "ok");
+      if (msg) return refuse("invalid-input", `Invalid input for ${tool!.name}: ${msg}`);
+      let d: Decision | undefined;
+      try {
+        d = await hooks.deny.promise(call);
+      } catch (e) {
+        d = failClosed(e, "deny");
+      }
+      if (d && d.behavior === "deny") {
+        call.decision = d;
+        return refuse("denied", denialText(tool!.name, d), d);
+      }
+      try {
+        d = await hooks.permission.promise(call);
+      } catch (e) {
+        d = failClosed(e, "permission");
+      }
+      call.decision = d ?? { behavior: "ask", reason: "no rule allows this call" };
+      if (call.decision.behavior === "deny") return refuse("denied", denialText(tool!.name, call.decision), call.decision);
+      return undefined;
+    };
+    const early = await check();
+    if (early) return early;
+
+    // 6. PreToolUse
+    let substitute: ToolResult | undefined;
+    const decisions: Array<{ decision: HookDecision; reason: string; source: string }> = [];
+    let inputChanged = false;
+    const pre: PreToolUseContext = {
+      [TRACE]: call[TRACE],
+      call,
+      get input() {
+        return call.input;
+      },
+      decide: (decision, reason, source) => decisions.push({ decision, reason, source }),
+      updateInput: (input, source) => {
+        call.input = input;
+        inputChanged = true;
+        call[TRACE].push({ stage: "preToolUse.updateInput", plugin: source, ms: 0, outcome: "input-updated" });
+      },
+      substitute: (r, source) => {
+        substitute = typeof r === "string" ? textResult(r) : r;
+        call[TRACE].push({ stage: "preToolUse.substitute", plugin: source, ms: 0, outcome: "substituted" });
+      },
+      addContext: (text) => call.notes.push(text),
+      decisions,
+    };
+    try {
+      await hooks.preToolUse.promise(pre);
+    } catch (e) {
+      const d = failClosed(e, "preToolUse");
+      return refuse("blocked", denialText(tool.name, d), d);
+    }
+    const top = decisions.reduce<(typeof decisions)[number] | undefined>((a, b) => (!a || HOOK_RANK[b.decision] > HOOK_RANK[a.decision] ? b : a), undefined);
+    if (top?.decision === "deny") {
+      const d: Decision = { behavior: "deny", reason: top.reason || "blocked by a PreToolUse hook", rule: `PreToolUse hook`, plugin: top.source };
+      return refuse("blocked", `PreToolUse hook (${top.source}) blocked ${tool.name}: ${d.reason}`, d);
+    }
+    if (inputChanged) {
+      const again = await check();
+      if (again) return again;
+    }
+    let decision = call.decision!;
+    if (top && (top.decision === "ask" || top.decision === "defer")) {
+      decision = { behavior: "ask", reason: top.reason || `a PreToolUse hook asks for approval`, rule: "PreToolUse hook", plugin: top.source, explicit: true };
+    } else if (top?.decision === "allow" && decision.behavior === "ask" && !decision.explicit) {
+      decision = { behavior: "allow", reason: top.reason || "allowed by a PreToolUse hook", rule: "PreToolUse hook", plugin: top.source };
+    }
+
+    // 7. ask → PermissionRequest hooks → onAsk / --yes
+    if (decision.behavior === "ask") {
+      const t1 = performance.now();
+      let answer: AskAnswer | undefined = await hooks.permissionRequest.promise(call, decision);
+      if (answer === undefined && opts.onAsk) answer = await opts.onAsk({ tool: tool.name, input: call.input, decision, sessionId: call.sessionId });
+      if (answer === undefined && opts.yes) answer = "allow";
+      mark("ask", t1, typeof answer === "object" ? answer.behavior : answer ?? "unanswered");
+      const behavior = typeof answer === "object" ? answer.behavior : answer;
+      if (typeof answer === "object" && answer.updatedInput) {
+        call.input = answer.updatedInput;
+        const again = await check();
+        if (again) return again;
+      }
+      if (behavior === "allowAlways") this.onAllowAlways(tool, call.input);
+      if (behavior !== "allow" && behavior !== "allowAlways") {
+        const why =
+          behavior === "deny"
+            ? `${tool.name} was not approved${typeof answer === "object" && answer.message ? `: ${answer.message}` : ""}.`
+            : `${tool.name} needs approval (${decision.reason}) and there is no one to ask; re-run with --yes or pass onAsk.`;
+        return finish({ status: "not-approved", decision: "ask", reason: why, rule: decision.rule, plugin: decision.plugin, file: decision.file, result: textResult(why, true) });
+      }
+    }
+
+    if (call.dryRun) {
+      return finish({ status: "dry-run", decision: decision.behavior === "ask" ? "ask" : "allow", reason: decision.reason, rule: decision.rule, plugin: decision.plugin, file: decision.file, result: textResult(`[dry run] ${tool.name} would run`) });
+    }
+
+    // 8. call
+    let result: ToolResult;
+    let error: string | undefined;
+    t0 = performance.now();
+    if (substitute) result = substitute;
+    else {
+      const timeoutMs = opts.timeoutMs ?? tool.timeoutMs;
+      const timer = timeoutMs ? setTimeout(() => ac.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs) : undefined;
+      try {
+        const res =
+          (await hooks.call.promise(call)) ??
+          (await raceAbort(
+            Promise.resolve(
+              tool.call(call.input, {
+                signal: ac.signal,
+                cwd: call.cwd,
+                sessionId: call.sessionId,
+                toolUseId: call.toolUseId,
+                state: call.session.stateFor(tool.name),
+                progress: (m, f) => {
+                  hooks.progress.call(call, m, f);
+                  opts.onProgress?.(m, f);
+                },
+              }),
+            ),
+            ac.signal,
+          ));
+        result = normalizeResult(res);
+        if (result.isError) error = resultTextOf(result);
+      } catch (e) {
+        error = ac.signal.aborted ? `${tool.name} was interrupted: ${errorMessage(ac.signal.reason)}` : `${tool.name} failed: ${errorMessage(e)}`;
+        result = textResult(error, true);
+      } finally {
+        if (timer) clearTimeout(timer);
+      }
+    }
+    mark("call", t0, result.isError ? "error" : "ok");
+
+    // 9. PostToolUse / PostToolUseFailure
+    const post: PostToolUseContext = {
+      [TRACE]: call[TRACE],
+      call,
+      result,
+      error,
+      block: (reason) => call.notes.push(`PostToolUse hook feedback: ${reason}`),
+      addContext: (text) => call.notes.push(text),
+      updateOutput: (r) => {
+        post.result = typeof r === "string" ? { ...post.result, content: [{ type: "text", text: r }] } : r;
+      },
+    };
+    await (error ? hooks.postToolUseFailure : hooks.postToolUse).promise(post);
+
+    // 10. shape, then notes after the shaped result
+    let shaped = await hooks.shape.promise(post.result, call);
+    if (call.notes.length) shaped = { ...shaped, content: [...shaped.content, { type: "text", text: call.notes.join("\n") }] };
+    return finish({
+      status: shaped.isError ? "tool-error" : "ok",
+      executed: !substitute,
+      decision: "allow",
+      reason: decision.reason,
+      rule: decision.rule,
+      plugin: decision.plugin,
+      result: shaped,
+    });
+  }
+
+  /** Schema validation with messages a model can act on: which field, what was expected, what came. */
+  private validate(call: CallState): string | undefined {
+    const t0 = performance.now();
+    const tool = call.tool!;
+    const v = this.build.validators.get(tool.name);
+    if (!v) return undefined;
+    if (call.input === undefined || call.input === null) call.input = {};
+    if (typeof call.input !== "object" || Array.isArray(call.input)) {
+      call[TRACE].push({ stage: "validate", plugin: "toolhost", ms: performance.now() - t0, outcome: "invalid" });
+      return `Invalid input for ${tool.name}: expected a JSON object, got ${describeValue(call.input)}.`;
+    }
+    call.input = structuredClone(call.input);
+    const ok = v(call.input);
+    call[TRACE].push({ stage: "validate", plugin: "toolhost", ms: performance.now() - t0, outcome: ok ? "ok" : "invalid" });
+    if (ok) return undefined;
+    const msgs = (v.errors ?? []).slice(0, 5).map((e) => {
+      const field = e.instancePath ? e.instancePath.slice(1).replace(/\//g, ".") : "";
+      const got = e.instancePath ? pick(call.input, e.instancePath) : call.input;
+      switch (e.keyword) {
+        case "required":
+          return `missing required field "${(e.params as { missingProperty: string }).missingProperty}"`;
+        case "additionalProperties":
+          return `unexpected field "${(e.params as { additionalProperty: string }).additionalProperty}" (allowed: ${Object.keys((tool.inputSchema.properties as object) ?? {}).join(", ") || "none"})`;
+        case "type":
+          return `field "${field}" must be ${(e.params as { type: string }).type}, got ${describeValue(got)}`;
+        case "enum":
+          return `field "${field}" must be one of ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}, got ${describeValue(got)}`;
+        default:
+          return `field "${field || "(input)"}" ${e.message}`;
+      }
+    });
+    return `Invalid input for ${tool.name}: ${msgs.join("; ")}.`;
+  }
+}
+
+function failClosed(e: unknown, stage: string): Decision {
+  const plugin = e instanceof PluginError ? e.plugin : undefined;
+  return { behavior: "deny", reason: `${stage} check failed, so the call is denied (fail closed): ${errorMessage(e)}`, rule: `${stage} error`, plugin };
+}
+
+export function denialText(tool: string, d: Decision): string {
+  const where = [d.rule && `rule ${d.rule}`, d.plugin && `plugin ${d.plugin}`, d.file].filter(Boolean).join(", ");
+  return `Permission to use ${tool} was denied: ${d.reason}${where ? ` (${where})` : ""}.`;
+}
+
+function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+export function normalizeResult(r: unknown): ToolResult {
+  if (typeof r === "string") return textResult(r);
+  if (r && typeof r === "object" && Array.isArray((r as ToolResult).content)) return r as ToolResult;
+  if (r === undefined || r === null) return textResult("");
+  return { content: [{ type: "text", text: JSON.stringify(r, null, 2) }], structuredContent: typeof r === "object" ? (r as Record<string, unknown>) : undefined };
+}
+
+function resultTextOf(r: ToolResult): string {
+  return r.content.map((c) => c.text ?? "").join("\n");
+}
+
+function describeValue(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  if (typeof v === "string") return `the string ${JSON.stringify(v.length > 40 ? v.slice(0, 40) + "…" : v)}`;
+  if (typeof v === "object") return "an object";
+  return `${typeof v} ${String(v)}`;
+}
+
+function pick(obj: unknown, pointer: string): unknown {
+  let cur = obj as Record<string, unknown> | undefined;
+  for (const part of pointer.split("/").slice(1)) cur = cur?.[part] as Record<string, unknown> | undefined;
+  return cur;
+}
+
+function didYouMean(name: string, names: string[]): string {
+  const lower = name.toLowerCase();
+  const hit = names.find((n) => n.toLowerCase() === lower) ?? names.find((n) => n.toLowerCase().endsWith(`__${lower}`));
+  return hit ? ` Did you mean "${hit}"?` : "";
+}
+
+export { flag };

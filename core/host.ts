@@ -1,0 +1,483 @@
+/**
+ * The long-lived Host: config, discovery, plugin lifecycle, the one rebuild path and the entry to
+ * the one execution path. It declares and sequences; features live in plugins.
+ *
+ * Rebuild: invalidate(reason) → debounce → load config + manifests fresh → (re)activate plugins whose
+ * code changed → new Build → host.build hook → assemble → swap with one assignment, or keep the last
+ * good pool when the build introduced new errors.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { createHash } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { createJiti } from "jiti";
+import { loadConfig, type HostConfig } from "./config.ts";
+import { errorMessage, type ProblemReport } from "./errors.ts";
+import { Build } from "./build.ts";
+import { Executor, type ExecuteOptions, type ExecuteOutcome, type AskRequest, type AskAnswer } from "./executor.ts";
+import { createHostHooks, hooksFacade, type HostHooks, type PluginSource } from "./hooks.ts";
+import { loadPlugin, pluginVars, sanitizeId, toolhostHome, type LoadedPlugin } from "./manifest.ts";
+import { diffPools, type PoolDiff, type PoolSnapshot } from "./pool.ts";
+import { isPluginDefinition, type HostView, type Logger, type PluginContext, type PluginDefinition } from "./plugin.ts";
+import { Session } from "./session.ts";
+import { flag, type Tool } from "./tool.ts";
+import { explainTool, type Explanation } from "./explain.ts";
+
+export const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export const BUNDLED_MANIFESTS = path.join(PACKAGE_ROOT, "manifests");
+
+export interface HostOptions {
+  cwd?: string;
+  /** Explicit config file (else cosmiconfig searches cwd). */
+  configFile?: string;
+  /** Inline config merged over the file's. */
+  config?: HostConfig;
+  /** Extra plugin directories (like `claude --plugin-dir`). */
+  pluginDirs?: string[];
+  /** In-process plugins (definePlugin objects). */
+  plugins?: PluginDefinition[];
+  /** Load the bundled manifests/ (default true). */
+  bundled?: boolean;
+  mode?: string;
+  /** Answer "ask" decisions (library). */
+  onAsk?: (req: AskRequest) => AskAnswer | Promise<AskAnswer>;
+  /** Debounce for invalidate() in ms (default 50). */
+  debounceMs?: number;
+  logger?: Partial<Logger>;
+  /** Where plugin data dirs live (default ~/.toolhost/plugins/data). */
+  dataHome?: string;
+  [key: string]: unknown;
+}
+
+export interface RebuildResult {
+  ok: boolean;
+  pool: PoolSnapshot;
+  diff?: PoolDiff;
+  problems: ProblemReport[];
+  /** Problems that made the build fail (the previous pool kept serving). */
+  failures?: ProblemReport[];
+  ms: number;
+}
+
+interface ActivePlugin {
+  id: string;
+  stamp: string;
+  token: object;
+  disposers: Array<() => void | Promise<void>>;
+  record: LoadedPlugin;
+}
+
+const noop = () => {};
+
+export class Host {
+  readonly hooks: HostHooks;
+  readonly cwd: string;
+  private _mode: string;
+  private config: HostConfig = {};
+  private current?: { build: Build; pool: PoolSnapshot; executor: Executor };
+  private loaded: LoadedPlugin[] = [];
+  private loadProblems: ProblemReport[] = [];
+  private readonly hostProblems: ProblemReport[] = [];
+  private readonly active = new Map<string, ActivePlugin>();
+  private readonly sessions = new Map<string, Session>();
+  private generation = 0;
+  private timer?: NodeJS.Timeout;
+  private pendingReasons: string[] = [];
+  private running?: Promise<RebuildResult>;
+  private rerun = false;
+  private closed = false;
+  private readonly view: HostView;
+  readonly log: Logger;
+  watchedFiles: string[] = [];
+
+  constructor(readonly options: HostOptions = {}) {
+    this.cwd = path.resolve(options.cwd ?? process.cwd());
+    this._mode = options.mode ?? "default";
+    this.hooks = createHostHooks((p) => this.hostProblems.push(p));
+    const l = options.logger ?? {};
+    this.log = { info: l.info ?? noop, warn: l.warn ?? noop, error: l.error ?? noop, debug: l.debug ?? noop };
+    const self = this;
+    this.view = Object.freeze({
+      cwd: this.cwd,
+      get mode() {
+        return self._mode;
+      },
+      get config() {
+        return self.config;
+      },
+      plugins: () => self.loaded,
+      pool: () => self.current?.pool,
+      invalidate: (reason: string) => self.invalidate(reason),
+      session: (id?: string) => self.session(id),
+      log: this.log,
+      options: this.options,
+    });
+  }
+
+  get mode(): string {
+    return this._mode;
+  }
+  get pool(): PoolSnapshot {
+    if (!this.current) throw new Error("host is not started: await createHost() or host.rebuild() first");
+    return this.current.pool;
+  }
+  get plugins(): readonly LoadedPlugin[] {
+    return this.loaded;
+  }
+  get hostConfig(): HostConfig {
+    return this.config;
+  }
+
+  /** Every problem known now: config and manifests, plugin activation, the current build. */
+  problems(): ProblemReport[] {
+    return [...this.loadProblems, ...this.hostProblems, ...(this.current?.build.problems ?? [])];
+  }
+
+  session(id = "default"): Session {
+    let s = this.sessions.get(id);
+    if (!s) this.sessions.set(id, (s = new Session(id, (sid) => this.hooks.sessionToolsChanged.call(sid))));
+    return s;
+  }
+
+  /** What the model sees in a session: eager tools, then deferred tools the session loaded, in load order. */
+  visibleTools(sessionId?: string): Tool[] {
+    const pool = this.pool;
+    const s = this.session(sessionId);
+    const loaded = s.loaded.map((n) => pool.byName.get(n)).filter((t): t is Tool => !!t && pool.deferral.get(t.name)?.defer === true);
+    return [...pool.tools, ...loaded];
+  }
+
+  /** Schedule a rebuild; bursts within the debounce window coalesce into one. */
+  invalidate(reason: string): void {
+    if (this.closed) return;
+    this.pendingReasons.push(reason);
+    this.hooks.invalid.call(reason);
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      const reasons = this.pendingReasons.splice(0);
+      void this.rebuild(reasons.join("; ")).catch((e) => this.log.error(`rebuild failed: ${errorMessage(e)}`));
+    }, this.options.debounceMs ?? 50);
+  }
+
+  /** Run the one rebuild path now (serialised: a rebuild requested while one runs runs once after it). */
+  rebuild(reason = "manual"): Promise<RebuildResult> {
+    if (this.running) {
+      this.rerun = true;
+      return this.running.then(() => this.rebuild(reason));
+    }
+    const p = this.doRebuild(reason).finally(() => {
+      this.running = undefined;
+    });
+    this.running = p;
+    return p;
+  }
+
+  private async doRebuild(reason: string): Promise<RebuildResult> {
+    const t0 = performance.now();
+    const generation = ++this.generation;
+    this.hooks.rebuildStart.call({ reason, generation });
+    const problems: ProblemReport[] = [];
+
+    const cfg = await loadConfig({ cwd: this.cwd, configFile: this.options.configFile, inline: this.options.config });
+    problems.push(...cfg.problems);
+    this.watchedFiles = cfg.watched;
+    const config = cfg.config;
+    if (!this.current && !this.options.mode) this._mode = config.mode ?? config.permissions?.defaultMode ?? "default";
+
+    let sources: PluginSource[] = [];
+    if (this.options.bundled !== false && fs.existsSync(BUNDLED_MANIFESTS)) {
+      for (const f of fs.readdirSync(BUNDLED_MANIFESTS).sort()) if (f.endsWith(".json")) sources.push({ kind: "bundled", path: path.join(BUNDLED_MANIFESTS, f) });
+    }
+    for (const p of config.plugins ?? []) sources.push(this.resolvePluginRef(p, cfg.file, problems));
+    for (const d of this.options.pluginDirs ?? []) sources.push({ kind: "plugin-dir", path: path.resolve(this.cwd, d) });
+    sources = await this.hooks.discover.promise(sources);
+
+    const loaded: LoadedPlugin[] = [...cfg.sources];
+    const seen = new Map<string, LoadedPlugin>();
+    for (const s of sources) {
+      if (!s.path) continue;
+      const lp = loadPlugin(s, { projectDir: this.cwd, dataHome: this.options.dataHome as string | undefined });
+      lp.problems.push(...this.hooks.validateManifest.call([], lp));
+      lp.failed = lp.failed || lp.problems.some((p) => p.severity === "error");
+      problems.push(...lp.problems);
+      if (lp.failed) {
+        this.hooks.activateFailed.call(lp, lp.problems.find((p) => p.severity === "error")!);
+        continue;
+      }
+      if (config.disabledPlugins?.includes(lp.id)) continue;
+      const dup = seen.get(lp.id);
+      if (dup) {
+        const pr: ProblemReport = { plugin: lp.id, file: lp.manifestFile ?? lp.root, path: "/name", message: `duplicate plugin name "${lp.id}": already loaded from ${dup.manifestFile ?? dup.root}; this copy is ignored`, severity: "error" };
+        problems.push(pr);
+        this.hooks.activateFailed.call(lp, pr);
+        continue;
+      }
+      seen.set(lp.id, lp);
+      loaded.push(lp);
+    }
+    for (const def of this.options.plugins ?? []) loaded.push(inlineRecord(def, this.cwd));
+    loaded.sort((a, b) => a.order - b.order || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+
+    // A build fails when it brings errors the last good generation did not have.
+    const key = (p: ProblemReport) => `${p.plugin}\0${p.file}\0${p.path}\0${p.message}`;
+    const known = new Set(this.loadProblems.filter((p) => p.severity === "error").map(key));
+    const fresh = problems.filter((p) => p.severity === "error" && !known.has(key(p)));
+    if (this.current && fresh.length) {
+      this.hooks.rebuildFailed.call({ reason, generation }, fresh);
+      this.log.warn(`rebuild #${generation} (${reason}) failed; keeping generation ${this.current.pool.generation}: ${fresh.map((p) => `${p.plugin} ${p.file ?? ""}${p.path ?? ""}: ${p.message}`).join("; ")}`);
+      return { ok: false, pool: this.current.pool, problems, failures: fresh, ms: performance.now() - t0 };
+    }
+
+    this.config = config;
+    this.loaded = loaded;
+    await this.syncActivePlugins(loaded, problems, inlineDefs(this.options.plugins));
+
+    const build = new Build(generation, this._mode, this.cwd, loaded, this.view);
+    this.hooks.build.call(build);
+    let pool: PoolSnapshot;
+    try {
+      pool = await build.assemble();
+    } catch (e) {
+      const pr: ProblemReport = { plugin: "toolhost", path: "build", message: `pool assembly failed: ${errorMessage(e)}`, severity: "error" };
+      this.hooks.rebuildFailed.call({ reason, generation }, [pr]);
+      if (this.current) return { ok: false, pool: this.current.pool, problems: [...problems, pr], failures: [pr], ms: performance.now() - t0 };
+      throw e;
+    }
+    const prev = this.current?.pool;
+    const executor = new Executor(build, this.view, (tool, input) => this.allowAlways(tool, input));
+    this.current = { build, pool, executor }; // the swap: one assignment
+    this.loadProblems = problems;
+    const diff = diffPools(prev, pool);
+    this.hooks.rebuildDone.call(pool, diff);
+    if (diff.fingerprintChanged) this.hooks.poolChanged.call(pool, diff);
+    const ms = performance.now() - t0;
+    this.log.info(`generation ${generation} (${reason}): ${pool.tools.length} loaded, ${pool.deferred.length} deferred, ${pool.excluded.length} excluded; +${diff.added.length} -${diff.removed.length} ~${diff.changed.length} in ${ms.toFixed(0)} ms`);
+    return { ok: true, pool, diff, problems: [...problems, ...build.problems], ms };
+  }
+
+  private resolvePluginRef(ref: string, from: string | undefined, problems: ProblemReport[]): PluginSource {
+    const base = from ? path.dirname(from) : this.cwd;
+    if (ref.startsWith(".") || path.isAbsolute(ref) || ref.startsWith("~")) {
+      const p = ref.startsWith("~") ? path.join(process.env.HOME ?? "", ref.slice(1)) : path.resolve(base, ref);
+      return { kind: "config", path: p, from };
+    }
+    // An npm package name: found in node_modules by name.
+    for (let d = base; ; d = path.dirname(d)) {
+      const cand = path.join(d, "node_modules", ref);
+      if (fs.existsSync(path.join(cand, "package.json"))) return { kind: "npm", path: cand, from };
+      if (path.dirname(d) === d) break;
+    }
+    problems.push({ plugin: ref, file: from, path: "/plugins", message: `plugin "${ref}" is neither a path nor an installed npm package (run npm install ${ref})`, severity: "error" });
+    return { kind: "npm", path: "", from };
+  }
+
+  /** Activate plugins with code (`main` modules and inline plugins); dispose removed or changed ones. */
+  private async syncActivePlugins(loaded: LoadedPlugin[], problems: ProblemReport[], inline: Map<string, PluginDefinition>): Promise<void> {
+    const want = new Map<string, LoadedPlugin>();
+    for (const lp of loaded) if (lp.components.main || lp.kind === "inline") want.set(lp.id, lp);
+    for (const [id, ap] of this.active) {
+      const lp = want.get(id);
+      if (!lp || stampOf(lp) !== ap.stamp) await this.deactivate(id);
+    }
+    for (const [id, lp] of want) {
+      if (this.active.has(id)) {
+        this.active.get(id)!.record = lp;
+        continue;
+      }
+      let def: PluginDefinition | undefined;
+      try {
+        def = lp.kind === "inline" ? inline.get(id) : await importPlugin(lp);
+        if (!def) throw new Error(`module ${lp.components.main?.file} does not export a plugin (default export of definePlugin({ name, apply }))`);
+        const ap: ActivePlugin = { id, stamp: stampOf(lp), token: {}, disposers: [], record: lp };
+        this.active.set(id, ap);
+        await def.apply(this.contextFor(ap));
+        this.hooks.activate.call(lp);
+      } catch (e) {
+        this.active.delete(id);
+        const pr: ProblemReport = { plugin: id, file: lp.components.main?.file ?? lp.manifestFile, path: lp.components.main ? "/main" : undefined, message: `activating plugin failed: ${errorMessage(e)}`, severity: "error" };
+        problems.push(pr);
+        lp.problems.push(pr);
+        this.hooks.activateFailed.call(lp, pr);
+        const idx = loaded.indexOf(lp);
+        if (idx >= 0) loaded.splice(idx, 1);
+      }
+    }
+  }
+
+  private async deactivate(id: string): Promise<void> {
+    const ap = this.active.get(id);
+    if (!ap) return;
+    this.active.delete(id);
+    for (const d of ap.disposers.reverse()) {
+      try {
+        await d();
+      } catch (e) {
+        this.log.warn(`[plugin ${id}] dispose failed: ${errorMessage(e)}`);
+      }
+    }
+  }
+
+  private contextFor(ap: ActivePlugin): PluginContext {
+    const alive = () => this.active.get(ap.id)?.token === ap.token;
+    const guard = (fn: Function) =>
+      function (this: unknown, ...args: unknown[]) {
+        if (alive()) return fn.apply(this, args);
+        const last = args[args.length - 1];
+        if (typeof last === "function" && fn.length === args.length) return (last as Function)();
+        return undefined;
+      };
+    const hooks = hooksFacade(this.hooks, ap.id, {
+      build: (fn: Function) => guard((build: Build) => fn(build.viewFor(ap.id))),
+      ...Object.fromEntries(Object.keys(this.hooks).filter((k) => k !== "build").map((k) => [k, guard])),
+    });
+    const ctx: PluginContext = {
+      id: ap.id,
+      get plugin() {
+        return ap.record;
+      },
+      host: this.view,
+      hooks,
+      report: (p) => void this.hostProblems.push({ ...p, plugin: ap.id }),
+      onDispose: (fn) => void ap.disposers.push(fn),
+    };
+    return Object.freeze(ctx);
+  }
+
+  async execute(name: string, input: unknown, opts: ExecuteOptions = {}): Promise<ExecuteOutcome> {
+    const cur = this.current;
+    if (!cur) throw new Error("host is not started");
+    return cur.executor.execute(name, input, { onAsk: this.options.onAsk, ...opts });
+  }
+
+  /**
+   * A parallel batch, as a model emits it: consecutive concurrency-safe calls run together, any
+   * other call runs alone; results come back in call order. The batch runs on one generation.
+   */
+  async executeBatch(calls: Array<{ name: string; input: unknown; toolUseId?: string }>, opts: ExecuteOptions = {}): Promise<ExecuteOutcome[]> {
+    const cur = this.current;
+    if (!cur) throw new Error("host is not started");
+    const out: ExecuteOutcome[] = new Array(calls.length);
+    let group: number[] = [];
+    const flush = async () => {
+      await Promise.all(group.map(async (i) => (out[i] = await cur.executor.execute(calls[i]!.name, calls[i]!.input, { onAsk: this.options.onAsk, source: "batch", ...opts, toolUseId: calls[i]!.toolUseId }))));
+      group = [];
+    };
+    for (let i = 0; i < calls.length; i++) {
+      const t = cur.pool.byName.get(calls[i]!.name);
+      if (t && flag(t.isConcurrencySafe, calls[i]!.input as never, false)) group.push(i);
+      else {
+        await flush();
+        out[i] = await cur.executor.execute(calls[i]!.name, calls[i]!.input, { onAsk: this.options.onAsk, source: "batch", ...opts, toolUseId: calls[i]!.toolUseId });
+      }
+    }
+    await flush();
+    return out;
+  }
+
+  explain(name: string): Explanation {
+    return explainTool(this.pool, name);
+  }
+
+  setMode(mode: string): void {
+    const prev = this._mode;
+    if (prev === mode) return;
+    this._mode = mode;
+    this.hooks.modeChanged.call(mode, prev);
+    this.invalidate(`mode ${prev} → ${mode}`);
+  }
+
+  /** Add a plugin at run time (an in-process definition or a path); goes through the rebuild path. */
+  async addPlugin(p: PluginDefinition | string): Promise<RebuildResult> {
+    if (typeof p === "string") (this.options.pluginDirs ??= []).push(path.resolve(this.cwd, p));
+    else (this.options.plugins ??= []).push(p);
+    return this.rebuild(`plugin added: ${typeof p === "string" ? p : p.name}`);
+  }
+
+  private allowAlways(tool: Tool, _input: unknown): void {
+    const taken = this.hooks.addPermissionRule.call({ behavior: "allow", rule: tool.name, destination: "session" });
+    if (!taken) this.log.warn(`"allow always" for ${tool.name}: no plugin stores permission rules`);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.timer);
+    await this.running?.catch(() => {});
+    await this.hooks.dispose.promise();
+    for (const id of [...this.active.keys()]) await this.deactivate(id);
+  }
+}
+
+function inlineRecord(def: PluginDefinition, cwd: string): LoadedPlugin {
+  const dataDir = path.join(toolhostHome(), "plugins", "data", sanitizeId(def.name));
+  return {
+    id: def.name,
+    kind: "inline",
+    root: cwd,
+    source: { kind: "inline", path: "" },
+    manifest: { name: def.name },
+    dataDir,
+    env: pluginVars(cwd, dataDir, cwd),
+    rulesRoot: cwd,
+    components: { hooks: [], mcpServers: [], lspServers: [], tools: [] },
+    problems: [],
+    failed: false,
+    order: 0,
+  };
+}
+
+function inlineDefs(defs: PluginDefinition[] | undefined): Map<string, PluginDefinition> {
+  return new Map((defs ?? []).map((d) => [d.name, d]));
+}
+
+/** A stamp that changes when a plugin's code changes: bundled plugins never reload. */
+function stampOf(lp: LoadedPlugin): string {
+  if (lp.kind === "inline") return "inline";
+  if (lp.source.kind === "bundled") return `bundled:${lp.components.main?.file}`;
+  const h = createHash("sha1");
+  h.update(lp.components.main?.file ?? "");
+  walk(lp.root, 0, (f, st) => h.update(`${f}:${st.mtimeMs}:${st.size}\n`));
+  return h.digest("hex");
+}
+
+function walk(dir: string, depth: number, fn: (f: string, st: fs.Stats) => void, budget = { n: 2000 }): void {
+  if (depth > 6 || budget.n <= 0) return;
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (e.name === "node_modules" || e.name === ".git") continue;
+    const f = path.join(dir, e.name);
+    if (e.isDirectory()) walk(f, depth + 1, fn, budget);
+    else if (/\.(m|c)?(t|j)sx?$|\.json$/.test(e.name) && budget.n-- > 0) {
+      try {
+        fn(f, fs.statSync(f));
+      } catch {}
+    }
+  }
+}
+
+async function importPlugin(lp: LoadedPlugin): Promise<PluginDefinition | undefined> {
+  const file = lp.components.main!.file;
+  const bundled = lp.source.kind === "bundled";
+  const jiti = createJiti(import.meta.url, { moduleCache: bundled, fsCache: true, interopDefault: true });
+  const mod = (await jiti.import(file)) as Record<string, unknown>;
+  const cand = [mod?.default, mod, ...Object.values(mod ?? {})];
+  for (const c of cand) {
+    if (isPluginDefinition(c)) return c;
+    if (typeof c === "function" && c.length <= 1) {
+      const r = (c as (o?: unknown) => unknown)(undefined);
+      if (isPluginDefinition(r)) return r;
+    }
+  }
+  return undefined;
+}
+
+export async function createHost(options: HostOptions = {}): Promise<Host> {
+  const host = new Host(options);
+  await host.rebuild("startup");
+  return host;
+}

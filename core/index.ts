@@ -1,0 +1,48 @@
+/** toolhost's public API: everything a plugin author or an embedding program imports. */
+export { createHost, Host, PACKAGE_ROOT, type HostOptions, type RebuildResult } from "./host.ts";
+export { defineTool, isToolDefinition, textResult, resultText, flag, type Tool, type ToolDefinition, type ToolResult, type ToolContent, type ToolCallContext, type ToolOrigin, type JsonSchema, type PermissionCheck } from "./tool.ts";
+export { definePlugin, isPluginDefinition, type PluginDefinition, type PluginContext, type HostView, type Logger } from "./plugin.ts";
+export { ToolhostError, PluginError, errorMessage, type ProblemReport } from "./errors.ts";
+export {
+  TRACE,
+  instrument,
+  SyncHook,
+  SyncBailHook,
+  SyncWaterfallHook,
+  AsyncParallelHook,
+  AsyncSeriesHook,
+  AsyncSeriesBailHook,
+  AsyncSeriesWaterfallHook,
+  type HostHooks,
+  type BuildHooks,
+  type TraceEntry,
+  type Exclusion,
+  type DeferDecision,
+  type ToolCollector,
+  type PoolContext,
+  type PluginSource,
+  type PermissionRuleUpdate,
+} from "./hooks.ts";
+export type { BuildView } from "./build.ts";
+export type { PoolSnapshot, PoolDiff } from "./pool.ts";
+export { stableStringify } from "./pool.ts";
+export type { Explanation } from "./explain.ts";
+export type {
+  CallState,
+  Decision,
+  AskAnswer,
+  AskRequest,
+  PreToolUseContext,
+  PostToolUseContext,
+  CallRecord,
+  ExecuteOptions,
+  ExecuteOutcome,
+  OutcomeStatus,
+  HookDecision,
+} from "./executor.ts";
+export { denialText } from "./executor.ts";
+export type { LoadedPlugin, Component, PermissionLists, HookEventMap } from "./manifest.ts";
+export { substitute, resolveInside } from "./manifest.ts";
+export type { HostConfig } from "./config.ts";
+export { Session } from "./session.ts";
+export * from "./stages.ts";

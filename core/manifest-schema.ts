@@ -1,0 +1,174 @@
+/**
+ * toolhost's manifest schema: a superset of Claude Code's `.claude-plugin/plugin.json`
+ * (../shared/formats.md §1.3). Unknown keys are not part of the schema (they warn, see manifest.ts);
+ * a known key of the wrong type fails the plugin. Published as manifest.schema.json (test keeps it in sync).
+ */
+const stringOrStrings = { anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }] };
+const pathOrInline = {
+  anyOf: [
+    { type: "string" },
+    { type: "object" },
+    { type: "array", items: { anyOf: [{ type: "string" }, { type: "object" }] } },
+  ],
+};
+export const permissionsSchema = {
+  type: "object",
+  properties: {
+    allow: { type: "array", items: { type: "string" } },
+    ask: { type: "array", items: { type: "string" } },
+    deny: { type: "array", items: { type: "string" } },
+    defaultMode: { type: "string" },
+    additionalDirectories: { type: "array", items: { type: "string" } },
+    /** toolhost: rules with examples that must (not) match, checked at load time. */
+    tests: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["rule"],
+        properties: {
+          rule: { type: "string" },
+          match: { type: "array" },
+          not_match: { type: "array" },
+        },
+      },
+    },
+  },
+} as const;
+
+export const manifestSchema = {
+  $schema: "http://json-schema.org/draft-07/schema#",
+  $id: "https://toolhost.dev/manifest.schema.json",
+  title: "toolhost plugin manifest (superset of Claude Code plugin.json)",
+  type: "object",
+  required: ["name"],
+  properties: {
+    $schema: { type: "string" },
+    name: { type: "string", minLength: 1 },
+    displayName: { type: "string" },
+    version: { type: "string" },
+    description: { type: "string" },
+    author: {
+      type: "object",
+      required: ["name"],
+      properties: { name: { type: "string" }, email: { type: "string" }, url: { type: "string" } },
+    },
+    homepage: { type: "string" },
+    repository: { type: "string" },
+    license: { type: "string" },
+    keywords: { type: "array", items: { type: "string" } },
+    metadata: {},
+    defaultEnabled: { type: "boolean" },
+    skills: stringOrStrings,
+    commands: { anyOf: [...stringOrStrings.anyOf, { type: "object" }] },
+    agents: stringOrStrings,
+    workflows: stringOrStrings,
+    outputStyles: stringOrStrings,
+    hooks: pathOrInline,
+    mcpServers: pathOrInline,
+    lspServers: pathOrInline,
+    experimental: {},
+    themes: stringOrStrings,
+    monitors: { anyOf: [{ type: "string" }, { type: "array" }] },
+    userConfig: { type: "object" },
+    channels: { type: "array", items: { type: "object", required: ["server"], properties: { server: { type: "string" } } } },
+    dependencies: { type: "array", items: { anyOf: [{ type: "string" }, { type: "object", required: ["name"] }] } },
+    settings: { type: "object" },
+    // ---- toolhost additions ----
+    /** TS/JS modules whose default export or named exports are tools (defineTool). */
+    tools: stringOrStrings,
+    /** A TS/JS module exporting a plugin (definePlugin) that taps toolhost's hooks. */
+    main: { type: "string" },
+    /** Permission rules in Claude Code's syntax. */
+    permissions: permissionsSchema,
+    /** Load order among plugins that tap the same hook (lower first). Default 0. */
+    order: { type: "number" },
+  },
+} as const;
+
+export const KNOWN_MANIFEST_KEYS = new Set(Object.keys(manifestSchema.properties));
+
+/** Hook events Claude Code knows (SDK 0.3.332, ../shared/formats.md §3.2). Unknown events warn. */
+export const KNOWN_HOOK_EVENTS = new Set([
+  "PreToolUse",
+  "PermissionRequest",
+  "PermissionDenied",
+  "PostToolUse",
+  "PostToolUseFailure",
+  "PostToolBatch",
+  "UserPromptSubmit",
+  "UserPromptExpansion",
+  "Stop",
+  "SubagentStop",
+  "StopFailure",
+  "SessionStart",
+  "SessionEnd",
+  "Setup",
+  "Notification",
+  "SubagentStart",
+  "PreCompact",
+  "PostCompact",
+  "TaskCreated",
+  "TaskCompleted",
+  "TeammateIdle",
+  "ConfigChange",
+  "InstructionsLoaded",
+  "CwdChanged",
+  "FileChanged",
+  "DirectoryAdded",
+  "WorktreeCreate",
+  "WorktreeRemove",
+  "Elicitation",
+  "ElicitationResult",
+  "MessageDisplay",
+  "PreModelSwitch",
+  "PostModelSwitch",
+  "PreSkillShellCommand",
+]);
+
+/** Shape of one hook event's matcher groups (settings and hooks.json). */
+export const hookGroupsSchema = {
+  type: "array",
+  items: {
+    type: "object",
+    required: ["hooks"],
+    properties: {
+      matcher: { type: "string" },
+      hooks: {
+        type: "array",
+        items: {
+          type: "object",
+          required: ["type"],
+          properties: {
+            type: { type: "string" },
+            command: { type: "string" },
+            args: { type: "array", items: { type: "string" } },
+            timeout: { type: "number" },
+            if: { type: "string" },
+            async: { type: "boolean" },
+            onFailure: { enum: ["continue", "block"] },
+            url: { type: "string" },
+            shell: { type: "string" },
+            statusMessage: { type: "string" },
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+export const configSchema = {
+  type: "object",
+  properties: {
+    plugins: { type: "array", items: { type: "string" } },
+    disabledPlugins: { type: "array", items: { type: "string" } },
+    permissions: permissionsSchema,
+    hooks: { type: "object" },
+    mcpServers: { type: "object" },
+    toolSearch: { type: "object" },
+    mode: { type: "string" },
+    toolSets: { type: "object", additionalProperties: { type: "array", items: { type: "string" } } },
+    toolSet: { type: "string" },
+    output: { type: "object" },
+    transcript: { type: "string" },
+  },
+} as const;

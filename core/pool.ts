@@ -1,0 +1,96 @@
+/**
+ * The sealed, immutable pool one Build serves, and the default rules core applies between hooks:
+ * the conflict rule, the base order and the fingerprint. Plugins refine them through build hooks.
+ */
+import { createHash } from "node:crypto";
+import type { ProblemReport } from "./errors.ts";
+import type { DeferDecision, Exclusion } from "./hooks.ts";
+import type { Tool, ToolOrigin } from "./tool.ts";
+
+export interface PoolSnapshot {
+  readonly generation: number;
+  /** Model-visible eager tools, in their contract order. */
+  readonly tools: readonly Tool[];
+  /** Deferred tools (the model sees their names only, until ToolSearch loads them). */
+  readonly deferred: readonly Tool[];
+  readonly excluded: readonly Exclusion[];
+  /** Why each pooled tool is eager or deferred. */
+  readonly deferral: ReadonlyMap<string, DeferDecision>;
+  readonly problems: readonly ProblemReport[];
+  /** sha256 of the model-visible block: eager names, descriptions, schemas, order; deferred names. */
+  readonly fingerprint: string;
+  /** Every pooled tool (eager and deferred) by name. */
+  readonly byName: ReadonlyMap<string, Tool>;
+  readonly createdAt: number;
+}
+
+export interface PoolDiff {
+  added: string[];
+  removed: string[];
+  changed: string[];
+  fingerprintChanged: boolean;
+}
+
+const ORIGIN_RANK: Record<ToolOrigin, number> = { builtin: 0, plugin: 1, lsp: 2, mcp: 3, remote: 4 };
+
+/**
+ * Default conflict rule: origin precedence builtin > plugin > lsp > mcp > remote, then the plugin id
+ * in code-point order. Never depends on discovery order, so the fingerprint is stable.
+ */
+export function defaultConflictWinner(candidates: Tool[]): Tool {
+  return [...candidates].sort(compareTools)[0]!;
+}
+
+/** Base order: built-ins as one contiguous prefix, then by origin, plugin id and name. */
+export function compareTools(a: Tool, b: Tool): number {
+  return (
+    ORIGIN_RANK[a.origin] - ORIGIN_RANK[b.origin] ||
+    cmp(a.origin === "builtin" ? "" : a.plugin, b.origin === "builtin" ? "" : b.plugin) ||
+    cmp(a.name, b.name) ||
+    cmp(a.plugin, b.plugin)
+  );
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** JSON with sorted keys, so equal schemas hash equally whatever their key order. */
+export function stableStringify(v: unknown): string {
+  if (v === null || typeof v !== "object") return JSON.stringify(v) ?? "null";
+  if (Array.isArray(v)) return `[${v.map(stableStringify).join(",")}]`;
+  const keys = Object.keys(v as object)
+    .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+    .sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${stableStringify((v as Record<string, unknown>)[k])}`).join(",")}}`;
+}
+
+export function fingerprintOf(eager: readonly Tool[], deferred: readonly Tool[]): string {
+  const h = createHash("sha256");
+  for (const t of eager) h.update(stableStringify({ n: t.name, d: t.description, s: t.inputSchema }) + "\n");
+  h.update("--deferred--\n");
+  for (const t of deferred) h.update(t.name + "\n");
+  return h.digest("hex");
+}
+
+export function toolSignature(t: Tool): string {
+  return stableStringify({ d: t.description, s: t.inputSchema, o: t.outputSchema });
+}
+
+export function diffPools(prev: PoolSnapshot | undefined, next: PoolSnapshot): PoolDiff {
+  const before = prev?.byName ?? new Map<string, Tool>();
+  const added: string[] = [];
+  const removed: string[] = [];
+  const changed: string[] = [];
+  for (const [n, t] of next.byName) {
+    const old = before.get(n);
+    if (!old) added.push(n);
+    else if (toolSignature(old) !== toolSignature(t) || isDeferred(prev!, n) !== isDeferred(next, n)) changed.push(n);
+  }
+  for (const n of before.keys()) if (!next.byName.has(n)) removed.push(n);
+  return { added, removed, changed, fingerprintChanged: prev?.fingerprint !== next.fingerprint };
+}
+
+function isDeferred(p: PoolSnapshot, name: string): boolean {
+  return p.deferral.get(name)?.defer === true;
+}

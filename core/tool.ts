@@ -1,0 +1,130 @@
+/**
+ * The one tool contract, for every source (built-in, plugin module, MCP, LSP, remote).
+ */
+
+export type ToolOrigin = "builtin" | "plugin" | "mcp" | "lsp" | "remote";
+
+export type JsonSchema = { [key: string]: unknown };
+
+export interface ToolContent {
+  type: "text" | "image" | "resource" | "resource_link" | "audio";
+  text?: string;
+  data?: string;
+  mimeType?: string;
+  [key: string]: unknown;
+}
+
+/** What a tool's `call` returns: MCP-shaped content blocks, an error flag and optional structured data. */
+export interface ToolResult {
+  content: ToolContent[];
+  isError?: boolean;
+  structuredContent?: Record<string, unknown>;
+  /** Free-form data for hooks (`tool_response`) and renderers; not shown to the model. */
+  meta?: Record<string, unknown>;
+}
+
+export interface ToolCallContext {
+  /** Aborted on timeout, on interrupt, or when the host shuts down. */
+  signal: AbortSignal;
+  /** Working directory of the host (absolute). */
+  cwd: string;
+  /** The session (conversation) the call belongs to. */
+  sessionId: string;
+  toolUseId: string;
+  /** Report progress; shows up as `progress` events on the host. */
+  progress(message: string, fraction?: number): void;
+  /** Shared scratch space per session and tool (e.g. read-before-write state). */
+  state: Map<string, unknown>;
+}
+
+export interface PermissionCheck {
+  behavior: "allow" | "deny" | "ask" | "passthrough";
+  reason?: string;
+}
+
+export interface ToolDefinition<I = any> {
+  name: string;
+  description: string;
+  aliases?: string[];
+  /** Extra words for ToolSearch ranking that are not in the description. */
+  searchHint?: string;
+  inputSchema: JsonSchema;
+  outputSchema?: JsonSchema;
+  call(input: I, ctx: ToolCallContext): Promise<ToolResult | string> | ToolResult | string;
+  /** Extra input checks beyond the schema; return a message to reject. */
+  validateInput?(input: I, ctx: { cwd: string }): string | undefined | Promise<string | undefined>;
+  /** Tool-specific permission logic, consulted after rules (e.g. a read-only path inside cwd). */
+  checkPermissions?(input: I, ctx: { cwd: string; mode: string }): PermissionCheck | undefined;
+  /** Normalise input before any rule sees it (resolve paths against cwd, etc.). */
+  normalizeInput?(input: I, ctx: { cwd: string }): I;
+  isReadOnly?: boolean | ((input: I) => boolean);
+  isDestructive?: boolean | ((input: I) => boolean);
+  isConcurrencySafe?: boolean | ((input: I) => boolean);
+  interruptBehavior?: "cancel" | "block";
+  /** Per-tool call timeout in ms (default: none beyond the host's). */
+  timeoutMs?: number;
+  /** Output budget in characters for this tool (the shaping plugin applies it). */
+  maxOutputChars?: number;
+  userFacingName?: string;
+  activityText?: string;
+  shouldDefer?: boolean;
+  alwaysLoad?: boolean;
+}
+
+/** A tool as it lives in a pool: the definition plus where it came from. */
+export interface Tool<I = any> extends ToolDefinition<I> {
+  origin: ToolOrigin;
+  /** Plugin id that contributed the tool. */
+  plugin: string;
+  /** Manifest or module file that declared it. */
+  file?: string;
+  /** MCP server (or LSP server) name, for tools from servers. */
+  server?: string;
+  /** Original name at the source when it was renamed/shortened (MCP). */
+  sourceName?: string;
+  /** Notes the pool records for `explain` (e.g. "name shortened from …"). */
+  notes?: string[];
+  /** Free-form provenance extras for plugins (e.g. MCP `_meta`). */
+  extra?: Record<string, unknown>;
+}
+
+export const TOOL_MARK = Symbol.for("toolhost.tool");
+
+/**
+ * Declare a tool. Input schemas get `additionalProperties: false` unless the author sets it.
+ * Identity apart from that default, so a module can export plain objects too.
+ */
+export function defineTool<I = any>(def: ToolDefinition<I>): ToolDefinition<I> {
+  const schema = { type: "object", ...def.inputSchema } as JsonSchema;
+  if (schema.type === "object" && !("additionalProperties" in schema)) schema.additionalProperties = false;
+  const out = { ...def, inputSchema: schema };
+  Object.defineProperty(out, TOOL_MARK, { value: true, enumerable: false });
+  return out;
+}
+
+export function isToolDefinition(x: unknown): x is ToolDefinition {
+  if (!x || typeof x !== "object") return false;
+  const t = x as Record<string, unknown>;
+  return (t as any)[TOOL_MARK] === true || (typeof t.name === "string" && typeof t.call === "function" && typeof t.inputSchema === "object");
+}
+
+export function flag<I>(v: boolean | ((input: I) => boolean) | undefined, input: I, dflt = false): boolean {
+  if (typeof v === "function") {
+    try {
+      return Boolean(v(input));
+    } catch {
+      return dflt;
+    }
+  }
+  return v ?? dflt;
+}
+
+export function textResult(text: string, isError = false): ToolResult {
+  return { content: [{ type: "text", text }], isError };
+}
+
+export function resultText(r: ToolResult): string {
+  return r.content
+    .map((c) => (c.type === "text" ? c.text ?? "" : `[${c.type}${c.mimeType ? ` ${c.mimeType}` : ""}]`))
+    .join("\n");
+}

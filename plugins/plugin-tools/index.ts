@@ -1,0 +1,50 @@
+/**
+ * Collects tools from every plugin's manifest `tools` modules (TS/JS, loaded with jiti).
+ * A module's default export and named exports that are tools (defineTool or plain objects with
+ * name/description/inputSchema/call) all count; arrays of tools too. Modules are re-imported fresh
+ * on every generation, so an edited tool module really runs.
+ */
+import { createJiti } from "jiti";
+import { definePlugin, isToolDefinition, errorMessage, type Tool, type ToolDefinition } from "../../core/index.ts";
+
+const PLUGIN_NAME = "plugin-tools";
+
+export default definePlugin({
+  name: PLUGIN_NAME,
+  apply(ctx) {
+    ctx.hooks.build.tap(PLUGIN_NAME, (build) => {
+      build.hooks.collect.tapPromise(PLUGIN_NAME, async (collector) => {
+        for (const lp of build.plugins) {
+          for (const comp of lp.components.tools) {
+            const bundled = lp.source.kind === "bundled";
+            let mod: Record<string, unknown>;
+            try {
+              const jiti = createJiti(import.meta.url, { moduleCache: bundled, fsCache: true, interopDefault: false });
+              mod = (await jiti.import(comp.file)) as Record<string, unknown>;
+            } catch (e) {
+              collector.problem({ plugin: lp.id, file: comp.file, path: comp.jsonPath, message: `cannot load tool module: ${errorMessage(e)}`, severity: "error" });
+              continue;
+            }
+            const found: ToolDefinition[] = [];
+            for (const [key, v] of Object.entries(mod ?? {})) {
+              for (const c of Array.isArray(v) ? v : [v]) {
+                if (isToolDefinition(c)) found.push(c);
+                else if (key === "default" && c && typeof c === "object" && !Array.isArray(c)) {
+                  collector.problem({ plugin: lp.id, file: comp.file, path: `${comp.jsonPath} (export ${key})`, message: "default export is not a tool: expected defineTool({ name, description, inputSchema, call })", severity: "warning" });
+                }
+              }
+            }
+            if (!found.length) collector.problem({ plugin: lp.id, file: comp.file, path: comp.jsonPath, message: "module exports no tools (use defineTool from toolhost)", severity: "warning" });
+            const seen = new Set<ToolDefinition>();
+            for (const def of found) {
+              if (seen.has(def)) continue;
+              seen.add(def);
+              const origin = bundled ? "builtin" : "plugin";
+              collector.add({ ...def, origin, plugin: lp.id, file: comp.file } as Tool);
+            }
+          }
+        }
+      });
+    });
+  },
+});
