@@ -369,3 +369,28 @@ describe("watch: storms, load and library calls", () => {
     expect(host.pool.byName.has("p1_a")).toBe(true);
   });
 });
+
+const HAS_COMMAND_HOOKS = fs.existsSync(path.resolve(__dirname, "..", "..", "manifests", "command-hooks.json"));
+
+describe.skipIf(!HAS_COMMAND_HOOKS)("watch: command hooks", () => {
+  it("an edited hook script is used by the next call (scripts are read fresh); an edited hooks.json reloads", async () => {
+    const cwd = tmpProject();
+    const p1 = path.join(cwd, "plugins/p1");
+    makePlugin(p1, "p1", ["p1_a"], "ran");
+    const log = path.join(cwd, "hook.log");
+    const script = path.join(p1, "hook.sh");
+    write(script, `#!/bin/sh\necho v1 >> ${JSON.stringify(log)}\n`);
+    write(path.join(p1, "hooks/hooks.json"), JSON.stringify({ hooks: { PreToolUse: [{ matcher: "p1_a", hooks: [{ type: "command", command: `sh ${script}` }] }] } }));
+    const { host } = await start(cwd);
+    expect(await text(host, "p1_a")).toBe("ran");
+    expect(fs.readFileSync(log, "utf8")).toBe("v1\n");
+    write(script, `#!/bin/sh\necho v2 >> ${JSON.stringify(log)}\n`);
+    expect(await text(host, "p1_a")).toBe("ran");
+    expect(fs.readFileSync(log, "utf8")).toBe("v1\nv2\n");
+    // A hooks.json edit goes through a rebuild: the hook now blocks the tool (exit 2).
+    const g = host.pool.generation;
+    write(path.join(p1, "hooks/hooks.json"), JSON.stringify({ hooks: { PreToolUse: [{ matcher: "p1_a", hooks: [{ type: "command", command: `echo blocked by edited hooks.json >&2; exit 2` }] }] } }));
+    await until(() => host.pool.generation > g, 15_000, "the hooks.json rebuild");
+    await until(async () => (await host.execute("p1_a", {})).status !== "ok", 15_000, "the edited hook to block");
+  });
+});
