@@ -121,7 +121,7 @@ export default definePlugin({
       function traceEffect(call: CallState, event: string, e: Effect): void {
         const h = e.handler;
         const r = e.run;
-        const outcome = e.decision ?? (e.feedback ? "block" : e.failure ? (r.status === "ok" ? "bad-output" : r.status) : e.updatedOutput ? "output-updated" : "ok");
+        const outcome = r.status === "aborted" ? "aborted" : e.decision ?? (e.feedback ? "block" : e.failure ? (r.status === "ok" ? "bad-output" : r.status) : e.updatedOutput ? "output-updated" : "ok");
         const detail: Record<string, unknown> = {
           file: h.file,
           jsonPath: h.jsonPath,
