@@ -155,7 +155,9 @@ export function instrument<H extends { intercept: Function; name?: string }>(
 }
 
 function isWaterfall(hook: unknown): boolean {
-  return hook instanceof SyncWaterfallHook || hook instanceof AsyncSeriesWaterfallHook;
+  // tapable's hook classes are factories with a null prototype: compare constructors, not instanceof.
+  const c = (hook as { constructor?: unknown }).constructor;
+  return c === SyncWaterfallHook || c === AsyncSeriesWaterfallHook;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -191,6 +191,9 @@ export class Host {
     for (const p of config.plugins ?? []) sources.push(this.resolvePluginRef(p, cfg.file, problems));
     for (const d of this.options.pluginDirs ?? []) sources.push({ kind: "plugin-dir", path: path.resolve(this.cwd, d) });
     sources = await this.hooks.discover.promise(sources);
+    // The same directory named twice (config and --plugin-dir) is one plugin, not a duplicate.
+    const seenPaths = new Set<string>();
+    sources = sources.filter((s) => !s.path || (seenPaths.has(path.resolve(s.path)) ? false : (seenPaths.add(path.resolve(s.path)), true)));
 
     const loaded: LoadedPlugin[] = [...cfg.sources];
     const seen = new Map<string, LoadedPlugin>();
