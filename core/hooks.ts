@@ -187,6 +187,8 @@ function hostHookDefs(sink: ProblemSink) {
   const h = {
     /** AsyncSeriesWaterfall: add or remove plugin sources before manifests are read. */
     discover: instrument(new AsyncSeriesWaterfallHook<[PluginSource[]]>(["sources"]), "host.discover", "isolate", sink),
+    /** A manifest (or settings source) was read and schema-checked; observers only. */
+    manifestLoaded: instrument(new SyncHook<[LoadedPlugin]>(["plugin"]), "host.manifestLoaded", "isolate", sink),
     /** SyncWaterfall: extra validation of a loaded manifest; return more problems. */
     validateManifest: instrument(
       new SyncWaterfallHook<[ProblemReport[], LoadedPlugin]>(["problems", "plugin"]),

@@ -200,6 +200,7 @@ export class Host {
     for (const s of sources) {
       if (!s.path) continue;
       const lp = loadPlugin(s, { projectDir: this.cwd, dataHome: this.options.dataHome as string | undefined });
+      this.hooks.manifestLoaded.call(lp);
       lp.problems.push(...this.hooks.validateManifest.call([], lp));
       lp.failed = lp.failed || lp.problems.some((p) => p.severity === "error");
       problems.push(...lp.problems);

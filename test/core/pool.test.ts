@@ -211,3 +211,13 @@ describe("the one rebuild path", () => {
     expect(seen).toEqual([2, 3]);
   });
 });
+
+describe("tool sets (a task-type router)", () => {
+  it("keeps only the active set's tools and says why the others are out", async () => {
+    const root = tmpdir();
+    const h = await createHost({ cwd: root, config: { toolSets: { review: ["read_*", "grep"] }, toolSet: "review" }, plugins: [source("s", [{ name: "read_file" }, { name: "grep" }, { name: "write_file" }])] });
+    hosts.push(h);
+    expect(h.pool.tools.map((t) => t.name)).toEqual(["grep", "read_file"]);
+    expect(h.explain("write_file")).toMatchObject({ status: "excluded", rule: "toolSet: review", plugin: "modes" });
+  });
+});
