@@ -5,6 +5,8 @@
  * timeout or an abort kills the whole tree.
  */
 import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
 import type { Handler } from "./handlers.ts";
 
 export type RunStatus = "ok" | "block" | "error" | "timeout" | "missing" | "spawn-error" | "aborted";
@@ -38,15 +40,16 @@ function inheritedEnv(): Record<string, string> {
 
 export function runHandler(h: Handler, stdin: string, opts: { cwd: string; projectDir: string; signal?: AbortSignal }): Promise<RunResult> {
   const t0 = performance.now();
-  const env = { ...inheritedEnv(), CLAUDE_PROJECT_DIR: opts.projectDir, TOOLHOST_PROJECT_DIR: opts.projectDir, ...h.env };
+  const env: Record<string, string> = { ...inheritedEnv(), CLAUDE_PROJECT_DIR: opts.projectDir, TOOLHOST_PROJECT_DIR: opts.projectDir, ...h.env };
   return new Promise<RunResult>((resolve) => {
     let stdout = "";
     let stderr = "";
     let settled = false;
     let timedOut = false;
     let aborted = false;
-    const child = h.args
-      ? spawn(h.command, h.args, { cwd: opts.cwd, env, detached: true, stdio: ["pipe", "pipe", "pipe"] })
+    const direct = h.args ? { file: h.command, args: h.args } : directExec(h.command, opts.cwd, env.PATH);
+    const child = direct
+      ? spawn(direct.file, direct.args, { cwd: opts.cwd, env, detached: true, stdio: ["pipe", "pipe", "pipe"] })
       : spawn("/bin/sh", ["-c", h.command], { cwd: opts.cwd, env, detached: true, stdio: ["pipe", "pipe", "pipe"] });
     const killTree = () => {
       try {
@@ -98,6 +101,45 @@ export function runHandler(h: Handler, stdin: string, opts: { cwd: string; proje
       done({ status: "error", exitCode: code, message: `failed with non-blocking status code ${code}${first ? `: ${first}` : ""}` });
     });
   });
+}
+
+const PLAIN_WORD = /^[A-Za-z0-9_./,:@%+-]+$/;
+/** POSIX sh builtins and keywords: a command starting with one of these must go through the shell. */
+const SH_BUILTINS = new Set(
+  "alias bg break cd command continue echo eval exec exit export false fc fg getopts hash jobs kill local printf pwd read readonly return set shift test times trap true type ulimit umask unalias unset wait if then else elif fi for while until do done case esac".split(" "),
+);
+
+/**
+ * Shell-form fast path: a command that is only plain words (no quotes, `$`, globs, redirections,
+ * `~`, `;`, `=` …) whose first word is an executable file (a path, or a name found on PATH that is
+ * not a shell builtin) starting with `#!` or ELF magic means exactly the same with or without
+ * `sh -c`, so it is exec'd directly: one process instead of two, which is most of a hook's cost.
+ * Anything else goes through `sh -c` unchanged (including missing files, so exit 127 stays exact).
+ */
+export function directExec(command: string, cwd: string, envPath = process.env.PATH ?? ""): { file: string; args: string[] } | undefined {
+  const words = command.trim().split(/[ \t]+/);
+  const first = words[0];
+  if (!first || !words.every((w) => PLAIN_WORD.test(w)) || SH_BUILTINS.has(first)) return undefined;
+  const candidates = first.includes("/") ? [path.resolve(cwd, first)] : envPath.split(":").filter(Boolean).map((d) => path.join(d, first));
+  for (const file of candidates) if (isExecutable(file)) return { file, args: words.slice(1) };
+  return undefined;
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    if (!fs.statSync(file).isFile()) return false;
+    fs.accessSync(file, fs.constants.X_OK);
+    const fd = fs.openSync(file, "r");
+    const buf = Buffer.alloc(4);
+    try {
+      fs.readSync(fd, buf, 0, 4, 0);
+    } finally {
+      fs.closeSync(fd);
+    }
+    return buf.toString("latin1", 0, 2) === "#!" || (buf[0] === 0x7f && buf.toString("latin1", 1, 4) === "ELF");
+  } catch {
+    return false;
+  }
 }
 
 /** stdout is JSON iff its first non-space character is `{` (formats §3.6). */
