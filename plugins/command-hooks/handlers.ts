@@ -49,11 +49,15 @@ export function orderSources(plugins: readonly LoadedPlugin[]): LoadedPlugin[] {
   return [...settings, ...rest];
 }
 
+/** Legacy tool names Claude Code still accepts in matchers (SDK LEGACY_TOOL_NAME_ALIASES). */
+const LEGACY_ALIASES: Record<string, string> = { Task: "Agent", KillShell: "TaskStop", KillBash: "TaskStop", ListMcpResources: "ListMcpResourcesTool", ReadMcpResource: "ReadMcpResourceTool" };
+
 /** Claude Code matcher semantics (formats §3.3). */
 export function compileMatcher(matcher: string | undefined): { test: (name: string) => boolean; error?: string } {
   if (matcher === undefined || matcher === "" || matcher === "*") return { test: () => true };
   if (/^[A-Za-z0-9_ ,|-]+$/.test(matcher)) {
     const names = new Set(matcher.split(/[|,]/).map((s) => s.trim()).filter(Boolean));
+    for (const n of [...names]) if (LEGACY_ALIASES[n]) names.add(LEGACY_ALIASES[n]!);
     return { test: (n) => names.has(n) };
   }
   try {

@@ -16,6 +16,12 @@ import { composeInputs, interpret, type Effect } from "./compose.ts";
 import { matchesRule } from "./if-rule.ts";
 
 const PLUGIN_NAME = "command-hooks";
+/**
+ * Stage of the command-hooks taps on preToolUse / postToolUse / postToolUseFailure / permissionRequest.
+ * In-process handlers tapped at a lower stage run before every command hook (and their rewrite is
+ * what command hooks receive); at a higher stage, after them (they see the composed rewrite).
+ */
+export const COMMAND_HOOKS_STAGE = 0;
 
 export default definePlugin({
   name: PLUGIN_NAME,
@@ -29,7 +35,7 @@ export default definePlugin({
 
       const pre = byEvent.get("PreToolUse");
       if (pre?.length) {
-        build.hooks.preToolUse.tapPromise(PLUGIN_NAME, async (p: PreToolUseContext) => {
+        build.hooks.preToolUse.tapPromise({ name: PLUGIN_NAME, stage: COMMAND_HOOKS_STAGE }, async (p: PreToolUseContext) => {
           const effects = await fire(build, "PreToolUse", pre, p.call, { tool_input: p.input, tool_use_id: p.call.toolUseId });
           if (!effects.length) return;
           for (const e of effects) {
@@ -55,7 +61,7 @@ export default definePlugin({
       for (const event of ["PostToolUse", "PostToolUseFailure"] as const) {
         const list = byEvent.get(event);
         if (!list?.length) continue;
-        build.hooks[event === "PostToolUse" ? "postToolUse" : "postToolUseFailure"].tapPromise(PLUGIN_NAME, async (post: PostToolUseContext) => {
+        build.hooks[event === "PostToolUse" ? "postToolUse" : "postToolUseFailure"].tapPromise({ name: PLUGIN_NAME, stage: COMMAND_HOOKS_STAGE }, async (post: PostToolUseContext) => {
           const extra: Record<string, unknown> = { tool_input: post.call.input, tool_use_id: post.call.toolUseId };
           if (event === "PostToolUse") extra.tool_response = post.result.meta?.tool_response ?? post.result.structuredContent ?? post.result.content;
           else {
@@ -75,7 +81,7 @@ export default definePlugin({
 
       const perm = byEvent.get("PermissionRequest");
       if (perm?.length) {
-        build.hooks.permissionRequest.tapPromise(PLUGIN_NAME, async (call: CallState): Promise<AskAnswer | undefined> => {
+        build.hooks.permissionRequest.tapPromise({ name: PLUGIN_NAME, stage: COMMAND_HOOKS_STAGE }, async (call: CallState): Promise<AskAnswer | undefined> => {
           const effects = await fire(build, "PermissionRequest", perm, call, { tool_input: call.input });
           const deny = effects.find((e) => e.decision === "deny");
           if (deny) return { behavior: "deny", message: deny.reason ?? `denied by PermissionRequest hook ${label(deny.handler)} (${deny.handler.plugin})` };

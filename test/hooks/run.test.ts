@@ -63,6 +63,10 @@ describe("matcher compilation", () => {
     expect(m.error).toMatch(/not a valid regular expression/);
     expect(m.test("Bash(")).toBe(false);
   });
+  it("legacy names in exact lists match the canonical tool", () => {
+    expect(compileMatcher("Task").test("Agent")).toBe(true);
+    expect(compileMatcher("Bash|KillShell").test("TaskStop")).toBe(true);
+  });
 });
 
 describe("composeInputs", () => {
