@@ -228,7 +228,8 @@ function segmentsOf(sc: SimpleCommand, dir: string, cwd: string, depth: number):
     const seg = emptySegment(dir, redirectWrites);
     seg.reads = reads;
     if (unsafeAssigns.length) {
-      seg.text = seg.rawText = sc.assigns.map((a) => a.raw).join(" ");
+      seg.words = sc.assigns.map((a) => a.raw);
+      seg.text = seg.rawText = seg.words.join(" ");
       seg.denyTexts = [seg.text];
       seg.readOnly = false;
       seg.unallowable = `it sets ${unsafeAssigns.map((a) => a.name).join(", ")} for the commands after it`;
@@ -253,11 +254,14 @@ function segmentsOf(sc: SimpleCommand, dir: string, cwd: string, depth: number):
   }
   const words = fullWords.slice(i);
   if (!words.length) {
+    // Only wrappers (`env`, `time`): prints or runs nothing — unless a wrapper ran a string (`env -S`).
     const seg = emptySegment(dir, redirectWrites);
     seg.words = fullWords.map((w) => w.value);
     seg.text = seg.rawText = seg.words.join(" ");
     seg.denyTexts = [seg.text];
-    return [seg];
+    seg.unallowable = unallowable;
+    seg.readOnly = !unallowable;
+    return [seg, ...innerSegments(inner, shells, dir, cwd, depth)];
   }
   const vals = words.map((w) => w.value);
   const head = words[0]!;
@@ -357,21 +361,26 @@ function segmentsOf(sc: SimpleCommand, dir: string, cwd: string, depth: number):
       if (!w.dynamic && !w.quoted && /^[A-Za-z_][A-Za-z0-9_.+-]*$/.test(w.value)) seg.suspects.push(vals.slice(k).join(" "));
     }
   }
-  out.push(seg);
-  if (depth < 4) {
-    for (const ws of inner) {
-      if (!ws.length) continue;
-      for (const s of segmentsOf({ assigns: [], words: ws, redirects: [] }, dir, cwd, depth + 1)) out.push({ ...s, inner: true });
+  out.push(seg, ...innerSegments(inner, shells, dir, cwd, depth));
+  return out;
+}
+
+/** Segments for commands run by another command (deny/ask only). */
+function innerSegments(inner: ShellWord[][], shells: string[], dir: string, cwd: string, depth: number): Segment[] {
+  const out: Segment[] = [];
+  if (depth >= 4) return out;
+  for (const ws of inner) {
+    if (!ws.length) continue;
+    for (const s of segmentsOf({ assigns: [], words: ws, redirects: [] }, dir, cwd, depth + 1)) out.push({ ...s, inner: true });
+  }
+  for (const src of shells) {
+    const sub = src.length > MAX_LEN ? undefined : analyzeShell(src);
+    if (!sub?.ok) {
+      out.push({ ...crudeSegment(src, dir, "unparseable inner shell command"), inner: true });
+      out.push(...crudeInner(src, dir));
+      continue;
     }
-    for (const src of shells) {
-      const sub = src.length > MAX_LEN ? undefined : analyzeShell(src);
-      if (!sub?.ok) {
-        out.push({ ...crudeSegment(src, dir, "unparseable inner shell command"), inner: true });
-        for (const s of crudeInner(src, dir)) out.push(s);
-        continue;
-      }
-      for (const c of sub.commands) for (const s of segmentsOf(c, dir, cwd, depth + 1)) out.push({ ...s, inner: true });
-    }
+    for (const c of sub.commands) for (const s of segmentsOf(c, dir, cwd, depth + 1)) out.push({ ...s, inner: true });
   }
   return out;
 }

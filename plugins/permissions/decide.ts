@@ -219,4 +219,13 @@ function segmentApproval(rs: RuleSet, f: CallFacts, s: Segment, mode: string, di
   return `\`${s.text}\` is not allowed by any rule`;
 }
 
-export { READ_TOOLS };
+
+
+/**
+ * The whole permission answer for one call, outside a host (tests, tooling): deny, then the
+ * permission stages in order. Mirrors what the executor sees from this plugin's taps.
+ */
+export function evaluate(rs: RuleSet, call: CallView): Decision {
+  const f = callFacts(call.toolName, call.input, call.cwd);
+  return denyDecision(rs, call, f) ?? rulesDecision(rs, call, f) ?? toolDecision(rs, call, f) ?? fallbackDecision(rs, call, f)!;
+}
