@@ -5,7 +5,11 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import picomatch from "picomatch";
+import { createRequire } from "node:module";
+import type PicomatchNs from "picomatch";
+
+// CJS packages through createRequire: the same function whether jiti or vitest loads this module
+const picomatch = createRequire(import.meta.url)("picomatch") as typeof PicomatchNs;
 import { defineTool, type ToolResult } from "../../core/index.ts";
 import { absolutePath, isInside, missingPathMessage, normalizePaths } from "./shared.ts";
 import { walkFiles } from "./walk.ts";

@@ -7,7 +7,11 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import picomatch from "picomatch";
+import { createRequire } from "node:module";
+import type PicomatchNs from "picomatch";
+
+// CJS packages through createRequire: the same function whether jiti or vitest loads this module
+const picomatch = createRequire(import.meta.url)("picomatch") as typeof PicomatchNs;
 import { defineTool, type ToolResult } from "../../core/index.ts";
 import { absolutePath, displayPath, isInside, missingPathMessage, normalizePaths, MAX_LINE_CHARS } from "./shared.ts";
 import { walkFiles } from "./walk.ts";
@@ -380,7 +384,7 @@ export const Grep = defineTool<GrepInput>({
         const lines: string[] = [];
         for (const h of hits) {
           if (lines.length) lines.push("--");
-          lines.push(...contentLines(h, displayPath(h.abs, ctx.cwd), EXPAND_CONTEXT, EXPAND_CONTEXT, true));
+          for (const l of contentLines(h, displayPath(h.abs, ctx.cwd), EXPAND_CONTEXT, EXPAND_CONTEXT, true)) lines.push(l);
         }
         text += `\n\nMatching lines (with ${EXPAND_CONTEXT} lines of context):\n${lines.join("\n")}`;
         meta.expanded = true;
@@ -404,7 +408,7 @@ export const Grep = defineTool<GrepInput>({
     const all: string[] = [];
     for (const h of hits) {
       if (all.length && (before || after)) all.push("--");
-      all.push(...contentLines(h, displayPath(h.abs, ctx.cwd), before, after, numbers));
+      for (const l of contentLines(h, displayPath(h.abs, ctx.cwd), before, after, numbers)) all.push(l); // no spread: 100k+ lines overflow the stack
       if (all.length > offset + Math.min(limit, HARD_LINE_CAP) + 1 && all.length > HARD_LINE_CAP) break;
     }
     const { shown, omitted } = page(all);

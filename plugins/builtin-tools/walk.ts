@@ -9,7 +9,10 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import ignore, { type Ignore } from "ignore";
+import { createRequire } from "node:module";
+import type { Ignore, Options as IgnoreOptions } from "ignore";
+
+const ignore = createRequire(import.meta.url)("ignore") as (options?: IgnoreOptions) => Ignore;
 
 export const ALWAYS_SKIP = new Set([".git", "node_modules", ".hg", ".svn", ".jj", ".sl"]);
 
