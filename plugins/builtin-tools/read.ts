@@ -8,6 +8,8 @@ import { defineTool, type ToolCallContext, type ToolResult } from "../../core/in
 import { absolutePath, isInside, looksBinary, missingPathMessage, normalizePaths, numberLine, recordRead, HASH_LIMIT } from "./shared.ts";
 
 export const DEFAULT_LIMIT = 2000;
+/** Characters per page (about 25k tokens, Claude Code's Read cap); longer pages end early with an offset note. */
+export const READ_MAX_CHARS = 100_000;
 const CHUNK = 1 << 20;
 /** Bytes kept of one over-long line (the line cap shows 2000 characters of it anyway). */
 const MAX_PENDING = 64 * 1024;
@@ -104,6 +106,8 @@ export const Read = defineTool<ReadInput>({
   isReadOnly: true,
   isConcurrencySafe: true,
   isDestructive: false,
+  // Read pages itself by whole lines (READ_MAX_CHARS); let the shaping budget not cut a page mid-line
+  maxOutputChars: READ_MAX_CHARS + 1000,
   activityText: "Reading",
   normalizeInput: normalizePaths(["file_path"]),
   checkPermissions: (input, ctx) => (isInside(absolutePath(input.file_path, ctx.cwd), ctx.cwd) ? { behavior: "allow", reason: "read-only access inside the working directory" } : undefined),
@@ -158,13 +162,23 @@ export const Read = defineTool<ReadInput>({
         isError: true,
       };
     }
-    const body = page.lines.map((l, i) => numberLine(first + i, l)).join("\n");
-    const last = first + page.lines.length - 1;
+    // keep a page within the character budget by whole lines, so the numbering stays intact
+    const numbered: string[] = [];
+    let chars = 0;
+    for (let i = 0; i < page.lines.length; i++) {
+      const l = numberLine(first + i, page.lines[i]!);
+      if (numbered.length && chars + l.length + 1 > READ_MAX_CHARS) break;
+      numbered.push(l);
+      chars += l.length + 1;
+    }
+    const cutByBudget = numbered.length < page.lines.length;
+    const body = numbered.join("\n");
+    const last = first + numbered.length - 1;
     let note = "";
-    if (page.more) note = `\n\n(Showing lines ${first}-${last}${page.total ? ` of ${page.total}` : ""}. More lines follow: call Read again with offset ${last + 1} to continue.)`;
+    if (page.more || cutByBudget) note = `\n\n(Showing lines ${first}-${last}${page.total ? ` of ${page.total}` : ""}. More lines follow: call Read again with offset ${last + 1} to continue.)`;
     return {
       content: [{ type: "text", text: body + note }],
-      meta: { type: "text", filePath: file, numLines: page.lines.length, startLine: first, totalLines: page.total },
+      meta: { type: "text", filePath: file, numLines: numbered.length, startLine: first, totalLines: page.total },
     };
   },
 });

@@ -62,7 +62,7 @@ describe("Read", () => {
     const png = Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5f1d0a40000000049454e44ae426082", "hex");
     write(dir, "r/dot.png", png);
     const r = await run(host, "Read", { file_path: "r/dot.png" });
-    expect(r.o.result.content[0]).toMatchObject({ type: "image", mimeType: "image/png", data: png.toString("base64") });
+    expect(r.o.result.content.find((c) => c.type === "image")).toMatchObject({ type: "image", mimeType: "image/png", data: png.toString("base64") });
   });
 
   it("suggests similar names for a missing file", async () => {
@@ -72,6 +72,16 @@ describe("Read", () => {
     expect(r.text).toContain(path.join(dir, "r/config.json"));
     const deep = await run(host, "Read", { file_path: "r/nope/x.txt" });
     expect(deep.text).toMatch(/does not exist either/);
+  });
+
+  it("ends a page early at the character budget, by whole lines, with an offset to continue", async () => {
+    write(dir, "r/wide.txt", Array.from({ length: 300 }, (_, i) => `${i + 1} ${"w".repeat(1500)}`).join("\n"));
+    const r = await run(host, "Read", { file_path: "r/wide.txt" });
+    const n = (r.o.result.meta as { numLines: number }).numLines;
+    expect(n).toBeGreaterThan(50);
+    expect(n).toBeLessThan(300);
+    expect(r.text).toContain(`offset ${n + 1}`);
+    expect(r.text.length).toBeLessThan(101_000);
   });
 
   it("says when offset is past the end, and handles empty files", async () => {
@@ -92,6 +102,7 @@ describe("Read", () => {
     expect(r.text.split("\n")).toEqual(["199999\trow 199999", "200000\trow 200000"]);
     const first = await run(host, "Read", { file_path: f });
     expect(first.text.split("\n").filter((l) => /^\s+\d+\t/.test(l))).toHaveLength(2000);
+    expect(first.o.result.meta).toMatchObject({ numLines: 2000, totalLines: 200_000 });
     expect(first.text).toContain("of 200000");
   });
 });

@@ -21,7 +21,10 @@ export interface Ran {
 
 export async function run(host: Host, name: string, input: unknown, sessionId?: string): Promise<Ran> {
   const o = await host.execute(name, input, { yes: true, sessionId, autoLoadDeferred: true });
-  return { o, text: resultText(o.result), isError: !!o.result.isError };
+  // the shaping plugin (when present) prefixes file reads with a `[<path> | trusted]` header block:
+  // tests look at the tool's own text
+  const own = { ...o.result, content: o.result.content.filter((c) => !(c.type === "text" && /^\[.* \| (un)?trusted[^\]]*\]$/.test(c.text ?? ""))) };
+  return { o, text: resultText(own), isError: !!o.result.isError };
 }
 
 export function write(dir: string, rel: string, content: string | Buffer): string {
