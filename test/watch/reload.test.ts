@@ -204,6 +204,9 @@ describe("watch: config and project files", () => {
     write(path.join(cwd, ".claude/settings.json"), JSON.stringify({ permissions: { deny: ["p1_a"] } }));
     await until(() => ev.starts.slice(n).some((s) => s.reason.includes("settings.json")), 15_000, "a settings rebuild");
     await until(() => host.plugins.some((p) => p.id === "settings:project"), 15_000, "settings loaded");
+    // With the permissions plugin, the deny rule removes p1_a from the pool: one poolChanged for that generation.
+    const changedAfterSettings = ev.changed.length;
+    expect(changedAfterSettings).toBeLessThanOrEqual(1);
     const m = ev.starts.length;
     write(path.join(cwd, ".mcp.json"), JSON.stringify({ mcpServers: {} }));
     await until(() => ev.starts.slice(m).some((s) => s.reason.includes(".mcp.json")), 15_000, "an .mcp.json rebuild");
@@ -216,8 +219,8 @@ describe("watch: config and project files", () => {
     write(path.join(cwd, "node_modules/x/AGENTS.md"), "ignored\n");
     await new Promise((r) => setTimeout(r, 300));
     expect(ev.starts.length).toBe(j);
-    // None of these changed the model-visible pool (no permissions plugin here): no poolChanged.
-    expect(ev.changed).toHaveLength(0);
+    // .mcp.json without servers and AGENTS.md did not change the model-visible pool: no poolChanged.
+    expect(ev.changed).toHaveLength(changedAfterSettings);
   });
 });
 
