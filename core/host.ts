@@ -520,9 +520,17 @@ function inlineDefs(defs: PluginDefinition[] | undefined): Map<string, PluginDef
 function stampOf(lp: LoadedPlugin): string {
   if (lp.kind === "inline") return "inline";
   if (lp.source.kind === "bundled") return `bundled:${lp.components.main?.file}`;
+  return codeStamp(lp.root, lp.components.main?.file ?? "");
+}
+
+/**
+ * A stamp of a plugin directory's code and JSON files (path, inode, mtime, size; node_modules and .git
+ * skipped): it changes when any of them is edited, added, removed or replaced by an atomic save.
+ */
+export function codeStamp(root: string, salt = ""): string {
   const h = createHash("sha1");
-  h.update(lp.components.main?.file ?? "");
-  walk(lp.root, 0, (f, st) => h.update(`${f}:${st.mtimeMs}:${st.size}\n`));
+  h.update(salt);
+  walk(root, 0, (f, st) => h.update(`${f}:${st.ino}:${st.mtimeMs}:${st.size}\n`));
   return h.digest("hex");
 }
 

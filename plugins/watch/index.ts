@@ -121,6 +121,8 @@ export default definePlugin({
         const abs = path.resolve(p);
         host.log.debug(`[${PLUGIN_NAME}] ${kind} ${dir}: ${event} ${abs}${relevant(abs) ? "" : " (ignored)"}`);
         if (!relevant(abs)) return;
+        // A plugin directory inside the project is reported by its own (tree) watcher: do not count it twice.
+        if (kind !== "tree" && [...trees].some((t) => within(abs, t) && entries.has(`tree:${t}`))) return;
         request(`${event} ${path.relative(cwd, abs) || abs}`);
         trail(abs);
       });
