@@ -397,3 +397,27 @@ describe.skipIf(!HAS_COMMAND_HOOKS)("watch: command hooks", () => {
     await until(async () => (await host.execute("p1_a", {})).status !== "ok", 15_000, "the edited hook to block");
   });
 });
+
+describe("diff, don't restart", () => {
+  it("a rebuild re-evaluates only the plugins whose files changed", async () => {
+    const cwd = tmpProject();
+    const evals = path.join(cwd, "evals.log");
+    const mod = (name: string, reply: string) =>
+      `import fs from "node:fs";\nfs.appendFileSync(${JSON.stringify(evals)}, ${JSON.stringify(name + "\n")});\nexport const t = { name: ${JSON.stringify(name)}, description: "d", inputSchema: { type: "object" }, call: () => ${JSON.stringify(reply)} };\n`;
+    for (const p of ["p1", "p2"]) {
+      write(path.join(cwd, "plugins", p, ".claude-plugin/plugin.json"), JSON.stringify({ name: p, tools: ["./tools.ts"] }));
+      write(path.join(cwd, "plugins", p, "tools.ts"), mod(`${p}_t`, "one"));
+    }
+    const { host } = await start(cwd, { watch: false, config: { plugins: ["./plugins/p1", "./plugins/p2"] } });
+    const count = () => fs.readFileSync(evals, "utf8").trim().split("\n").sort();
+    expect(count()).toEqual(["p1_t", "p2_t"]);
+    const r = await host.rebuild("nothing changed");
+    expect(r.ok).toBe(true);
+    expect(count()).toEqual(["p1_t", "p2_t"]);
+    write(path.join(cwd, "plugins/p2/tools.ts"), mod("p2_t", "two"));
+    await host.rebuild("p2 changed");
+    expect(count()).toEqual(["p1_t", "p2_t", "p2_t"]);
+    expect(await text(host, "p2_t")).toBe("two");
+    expect(await text(host, "p1_t")).toBe("one");
+  });
+});
