@@ -310,7 +310,7 @@ export class Host {
     this.hooks.rebuildDone.call(pool, diff);
     if (diff.fingerprintChanged) this.hooks.poolChanged.call(pool, diff);
     const ms = performance.now() - t0;
-    this.log.info(`generation ${generation} (${reason}): ${pool.tools.length} loaded, ${pool.deferred.length} deferred, ${pool.excluded.length} excluded; +${diff.added.length} -${diff.removed.length} ~${diff.changed.length} in ${ms.toFixed(0)} ms`);
+    this.log.info(`generation ${generation} (${reason}): ${pool.tools.length} loaded, ${pool.deferred.length} deferred, ${pool.excluded.length} excluded; +${diff.added.length} -${diff.removed.length} ~${diff.changed.length}${describeDiff(diff)} in ${ms.toFixed(0)} ms`);
     return { ok: true, pool, diff, problems: [...problems, ...build.problems], ms };
   }
 
@@ -488,6 +488,13 @@ export class Host {
     await this.hooks.dispose.promise();
     for (const id of [...this.active.keys()]) await this.deactivate(id);
   }
+}
+
+/** " (+a, b; -c; ~d)" with at most 5 names per kind, for the rebuild log line. */
+function describeDiff(diff: PoolDiff): string {
+  const part = (sign: string, xs: string[]) => (xs.length ? `${sign}${xs.slice(0, 5).join(", ")}${xs.length > 5 ? ` …${xs.length - 5} more` : ""}` : "");
+  const parts = [part("+", diff.added), part("-", diff.removed), part("~", diff.changed)].filter(Boolean);
+  return parts.length ? ` (${parts.join("; ")})` : "";
 }
 
 function joinReasons(reasons: string[]): string {
