@@ -153,7 +153,20 @@ export const LONG_FLAGS: Record<string, Record<string, string>> = {
 
 const NULL_DEVICES = /^\/dev\/(null|stdout|stderr|tty|fd\/\d+)$/;
 
+const factsCache = new Map<string, BashFacts>();
+
+/** Segments of a command line (cached per command and cwd; the result is shared — never mutate it). */
 export function analyzeBash(command: string, cwd: string): BashFacts {
+  const key = `${cwd}\0${command}`;
+  const hit = factsCache.get(key);
+  if (hit) return hit;
+  const out = analyzeBashUncached(command, cwd);
+  factsCache.set(key, out);
+  if (factsCache.size > 500) factsCache.delete(factsCache.keys().next().value!);
+  return out;
+}
+
+function analyzeBashUncached(command: string, cwd: string): BashFacts {
   if (command.length > MAX_LEN) {
     const seg = crudeSegment(command, cwd, `the command is longer than ${MAX_LEN} characters`);
     return { ok: false, error: `command longer than ${MAX_LEN} characters`, segments: [seg, ...crudeInner(command, cwd)], command };

@@ -17,6 +17,7 @@ import { BASH_TOOLS, EDIT_TOOLS, READ_TOOLS, canonicalTool, parseRule as parse, 
 
 export { formatRule, isBlanket, lintRule, toolMatches, canonicalTool, KNOWN_TOOLS, type ParsedRule } from "./rule.ts";
 export type { Behavior } from "./paths.ts";
+export { analyzeBash, type BashFacts, type Segment } from "./bash.ts";
 
 export interface MatchCall {
   toolName: string;
@@ -145,6 +146,8 @@ export function suspectHit(r: ParsedRule, s: Segment): string | undefined {
 export interface Hit {
   /** What matched: a segment's text, a path, a host. */
   what?: string;
+  /** The Bash part a path came from. */
+  via?: string;
 }
 
 /**
@@ -168,6 +171,7 @@ export function ruleHit(r: ParsedRule, f: CallFacts, behavior: Behavior, root: s
       return s ? { what: s.text } : undefined;
     }
     case "path": {
+      if (!f.paths && !f.bash) return undefined;
       const m = () => pathMatcher(r, f.cwd, root, behavior);
       const viaFamily =
         toolMatches(r, tool) ||
@@ -182,7 +186,7 @@ export function ruleHit(r: ParsedRule, f: CallFacts, behavior: Behavior, root: s
         for (const s of f.bash.segments) {
           const ps = [...(r.family === "read" ? f.segReads!.get(s) ?? [] : []), ...(f.segWrites!.get(s) ?? [])];
           const p = ps.find((x) => pathHits(m(), x, behavior));
-          if (p) return { what: `${p.abs} (in \`${s.text}\`)` };
+          if (p) return { what: p.abs, via: s.text };
         }
       }
       return undefined;
