@@ -74,3 +74,19 @@ describe("toolhost call --dry-run --json", () => {
     expect(fs.existsSync(path.join(dir, ".claude", "settings.json"))).toBe(true);
   });
 });
+
+describe("toolhost check", () => {
+  it("fails (exit 1) on a rule example that does not hold, naming file, path, rule and example", async () => {
+    const proj = tempProject({
+      ".claude/settings.json": JSON.stringify({ permissions: { deny: ["Bash(rm -rf *)"], tests: [{ rule: "Bash(rm -rf *)", match: ["rm -fr /", "rm -r /"] }] } }),
+    });
+    const r = await new Promise<{ code: number; out: string }>((resolve) =>
+      execFile(process.execPath, [BIN, "check", "--json", "--cwd", proj], { timeout: 60_000 }, (err, stdout) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout })),
+    );
+    expect(r.code).toBe(1);
+    const j = JSON.parse(r.out);
+    expect(j.errors).toHaveLength(1);
+    expect(j.errors[0]).toMatchObject({ plugin: "settings:project", file: path.join(proj, ".claude", "settings.json"), path: "/permissions/tests/0/match/1" });
+    expect(j.errors[0].message).toMatch(/deny rule "Bash\(rm -rf \*\)" should match "rm -r \/"/);
+  });
+});
