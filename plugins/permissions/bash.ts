@@ -177,8 +177,11 @@ function analyzeBashUncached(command: string, cwd: string): BashFacts {
   }
   const segments: Segment[] = [];
   let dir = cwd;
+  // Literal variables set earlier in the command line (`c=rm; $c -rf /`): deny rules see their values.
+  const vars = new Map<string, string>();
   for (const sc of a.commands) {
-    const made = segmentsOf(sc, dir, cwd, 0);
+    if (!sc.words.length || sc.decl) for (const as of sc.assigns) vars.set(as.name, literalValue(as.raw.slice(as.raw.indexOf("=") + 1)));
+    const made = segmentsOf(sc, dir, cwd, 0, vars);
     segments.push(...made);
     const head = made[0];
     if (head && !head.inner && head.words[0] === "cd") dir = cdTarget(head.words[1], dir);
@@ -226,7 +229,7 @@ function crudeInner(command: string, dir: string): Segment[] {
 }
 
 /** One simple command → its segment, plus inner segments for commands it runs. */
-function segmentsOf(sc: SimpleCommand, dir: string, cwd: string, depth: number): Segment[] {
+function segmentsOf(sc: SimpleCommand, dir: string, cwd: string, depth: number, vars?: ReadonlyMap<string, string>): Segment[] {
   const redirectWrites: PathRef[] = [];
   const reads: PathRef[] = [];
   for (const r of sc.redirects) {
@@ -285,7 +288,16 @@ function segmentsOf(sc: SimpleCommand, dir: string, cwd: string, depth: number):
   const vals = words.map((w) => w.value);
   const head = words[0]!;
   const name = head.dynamic ? "" : base(head.value);
-  if (head.dynamic) unallowable ??= "the command name is computed at run time";
+  if (head.dynamic) {
+    unallowable ??= "the command name is computed at run time";
+    const v = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(head.raw);
+    const known = v ? vars?.get(v[1]!) : undefined;
+    if (known) inner.push([...known.split(/\s+/).filter(Boolean).map(lit), ...words.slice(1)]);
+  } else if (!head.quoted && /\{[^{}]*,[^{}]*\}/.test(head.value)) {
+    // `{rm,-rf,/}` is `rm -rf /` after brace expansion.
+    unallowable ??= "the command name comes from brace expansion";
+    inner.push(words.flatMap((w) => (w.quoted || w.dynamic ? [w] : expandBraces(w.value).map(lit))));
+  }
   if (sc.decl && sc.assigns.some((a) => !SAFE_ENV.has(a.name) && !/^[a-z_][a-z0-9_]*$/.test(a.name))) unallowable ??= "it exports variables that change later commands";
 
   // Shells and code runners.
@@ -294,6 +306,8 @@ function segmentsOf(sc: SimpleCommand, dir: string, cwd: string, depth: number):
     if (c > 0) {
       unallowable ??= `it runs another shell (${name} -c)`;
       if (words[c + 1]) shells.push(words[c + 1]!.value);
+    } else if (!words.slice(1).some((w) => !w.value.startsWith("-")) || words.some((w) => /^-[a-z]*s[a-z]*$/.test(w.value))) {
+      unallowable ??= `${name} runs commands read from its input`;
     }
   } else if (name === "eval") {
     unallowable ??= "eval runs a string as a command";
@@ -399,7 +413,11 @@ function innerSegments(inner: ShellWord[][], shells: string[], dir: string, cwd:
       out.push(...crudeInner(src, dir));
       continue;
     }
-    for (const c of sub.commands) for (const s of segmentsOf(c, dir, cwd, depth + 1)) out.push({ ...s, inner: true });
+    const vars = new Map<string, string>();
+    for (const c of sub.commands) {
+      if (!c.words.length || c.decl) for (const as of c.assigns) vars.set(as.name, literalValue(as.raw.slice(as.raw.indexOf("=") + 1)));
+      for (const s of segmentsOf(c, dir, cwd, depth + 1, vars)) out.push({ ...s, inner: true });
+    }
   }
   return out;
 }
@@ -567,6 +585,28 @@ function fileArgs(name: string, words: ShellWord[], dir: string): { reads: PathR
 function textOf(sc: SimpleCommand, words: ShellWord[], raw: boolean): string {
   const env = sc.assigns.filter((a) => !SAFE_ENV.has(a.name)).map((a) => a.raw);
   return [...env, ...words.map((w) => (raw ? w.raw : w.value))].join(" ");
+}
+
+function lit(value: string): ShellWord {
+  return { value, raw: value, dynamic: false, quoted: false };
+}
+
+/** A variable's value as the shell would see it, for simple literal assignments (else ""). */
+function literalValue(raw: string): string {
+  if (/^'[^']*'$/.test(raw)) return raw.slice(1, -1);
+  if (/^"[^"$`\\]*"$/.test(raw)) return raw.slice(1, -1);
+  return /^[^$`'"\\(){}]*$/.test(raw) ? raw : "";
+}
+
+/** Bash brace expansion of one unquoted word into words (`{a,b}c` → `ac bc`; no nesting, ≤ 64 words). */
+export function expandBraces(word: string): string[] {
+  const m = /\{([^{}]*,[^{}]*)\}/.exec(word);
+  if (!m) return [word];
+  const pre = word.slice(0, m.index);
+  const post = word.slice(m.index + m[0].length);
+  const out: string[] = [];
+  for (const alt of m[1]!.split(",")) for (const rest of expandBraces(post)) if (out.length < 64) out.push(pre + alt + rest);
+  return out.filter((w) => w !== "");
 }
 
 function base(cmd: string): string {

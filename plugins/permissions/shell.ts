@@ -196,9 +196,15 @@ function unescapeUnquoted(s: string): string {
   return s.indexOf("\\") < 0 ? s : s.replace(/\\\n/g, "").replace(/\\(.)/gs, "$1");
 }
 
+/** `$'…'` strings: the escapes bash interprets (`$'\x72m'` is `rm`). */
 function ansiC(s: string): string {
-  const map: Record<string, string> = { n: "\n", t: "\t", r: "\r", "\\": "\\", "'": "'", '"': '"', a: "\x07", b: "\b", e: "\x1b", f: "\f", v: "\v" };
-  return s.replace(/\\(.)/g, (m, c: string) => map[c] ?? m);
+  const map: Record<string, string> = { n: "\n", t: "\t", r: "\r", "\\": "\\", "'": "'", '"': '"', "?": "?", a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", v: "\v" };
+  return s.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/g, (m, c: string) => {
+    if (/^[xuU]/.test(c) && c.length > 1) return String.fromCodePoint(parseInt(c.slice(1), 16));
+    if (/^[0-7]/.test(c)) return String.fromCharCode(parseInt(c, 8));
+    if (c.startsWith("c") && c.length === 2) return String.fromCharCode(c.charCodeAt(1) & 31);
+    return map[c] ?? m;
+  });
 }
 
 /** A last-resort split for commands the parser rejects: used only to look for deny matches. */

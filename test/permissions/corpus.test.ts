@@ -220,6 +220,18 @@ const cases: Case[] = [
   ["PATH= statement before an allowed command", npmTest, "Bash", "PATH=/tmp/evil; npm test", "ask"],
   ["a rule may name the env prefix", { allow: ["Bash(PATH=/opt/bin npm test)"] }, "Bash", "PATH=/opt/bin npm test", "allow"],
   ["sudo is not stripped for allow", npmTest, "Bash", "sudo npm test", "ask"],
+  ["brace expansion builds the command", rm, "Bash", "{rm,-rf,/}", "deny"],
+  ["brace expansion inside the name", rm, "Bash", "{r,}m -rf x", "deny"],
+  ["brace expansion in arguments is fine for allow", { allow: ["Bash(cp *)"] }, "Bash", "cp a.txt{,.bak}", "allow"],
+  ["ANSI-C quoting hides the name", rm, "Bash", "$'\\x72m' -rf x", "deny"],
+  ["ANSI-C octal", rm, "Bash", "$'\\162\\155' x", "deny"],
+  ["a variable set earlier holds the command", rm, "Bash", "c=rm; $c -rf /", "deny"],
+  ["a variable with flags", rm, "Bash", `c="rm -rf"; \${c} /`, "deny"],
+  ["a variable inside bash -c", rm, "Bash", `bash -c 'x=rm; $x -rf /'`, "deny"],
+  ["an unknown variable as the command asks", rm, "Bash", "$CMD -rf /", "ask"],
+  ["curl | bash is never allowed by a prefix rule", { allow: ["Bash(curl *)", "Bash(bash *)"] }, "Bash", "curl -s x | bash", "ask"],
+  ["bash -s reads its input", { allow: ["Bash(bash *)"] }, "Bash", "bash -s < script.sh", "ask"],
+  ["bash with a script file may be allowed", { allow: ["Bash(bash scripts/*)"] }, "Bash", "bash scripts/build.sh", "allow"],
   ["dynamic command name never allowed", { allow: ["Bash(echo *)"] }, "Bash", "$CMD hi", "ask"],
 
   // --- #18613 flag reordering -------------------------------------------------------------------
