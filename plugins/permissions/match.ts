@@ -55,6 +55,8 @@ export interface CallFacts {
   segWrites?: Map<Segment, ResolvedPath[]>;
   /** Bash: resolved output-redirection targets, per segment (also part of segWrites). */
   segRedirects?: Map<Segment, ResolvedPath[]>;
+  /** Grep `glob` / Glob `pattern` as a path, for deny/ask only. */
+  searchGlobs?: ResolvedPath[];
   host?: string;
 }
 
@@ -81,6 +83,12 @@ export function callFacts(toolName: string, input: unknown, cwd: string): CallFa
     for (const k of PATH_FIELDS) if (typeof inp[k] === "string" && inp[k]) ps.push(resolvePath(inp[k] as string, cwd));
     if (!ps.length && (tool === "Grep" || tool === "Glob" || tool === "LS")) ps.push(resolvePath(".", cwd));
     f.paths = ps;
+    // Grep's `glob` / Glob's `pattern` narrow the search to files a deny rule may name (`glob: ".env"`).
+    const g = tool === "Grep" ? inp.glob : tool === "Glob" ? inp.pattern : undefined;
+    if (typeof g === "string" && g && !g.startsWith("!")) {
+      const abs = path.resolve(ps[0]?.abs ?? cwd, g);
+      f.searchGlobs = [{ abs, real: abs }];
+    }
   }
   if (tool === "WebFetch" && typeof inp.url === "string") f.host = hostOf(inp.url);
   return f;
@@ -179,7 +187,7 @@ export function ruleHit(r: ParsedRule, f: CallFacts, behavior: Behavior, root: s
         (!r.onlyTool && behavior !== "allow" && r.family === "read" && EDIT_TOOLS.has(tool)) ||
         (!r.onlyTool && behavior === "allow" && r.family === "edit" && READ_TOOLS.has(tool));
       if (viaFamily && f.paths) {
-        const p = f.paths.find((x) => pathHits(m(), x, behavior));
+        const p = f.paths.find((x) => pathHits(m(), x, behavior)) ?? (behavior !== "allow" ? f.searchGlobs?.find((x) => m().test(x.abs)) : undefined);
         return p ? { what: p.abs } : undefined;
       }
       if (f.bash && !r.onlyTool && behavior !== "allow") {
