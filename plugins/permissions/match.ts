@@ -243,3 +243,29 @@ export function matchesRule(rule: string | ParsedRule, call: MatchCall, ctx: { c
   const f = callFacts(call.toolName, call.input, cwd);
   return !!ruleHit(r, f, ctx.behavior ?? "deny", ctx.rulesRoot ? path.resolve(ctx.rulesRoot) : cwd);
 }
+
+/**
+ * Claude Code's per-handler hook `if` (formats.md §3.3), for the command-hooks plugin: one rule, any
+ * Bash subcommand; an unparseable command **fails open** (the hook runs); a pattern more specific than
+ * the command name also runs when the command has `$()`, backticks or `$VAR`; single-segment
+ * `dir/**` path patterns are anchored to cwd (2.1.214+). Only the tool's own family is matched.
+ */
+export function matchesHookIf(rule: string | ParsedRule, call: MatchCall, ctx: { cwd: string; rulesRoot?: string }): boolean {
+  const r = typeof rule === "string" ? parseRule(rule) : rule;
+  const cwd = path.resolve(ctx.cwd);
+  const root = ctx.rulesRoot ? path.resolve(ctx.rulesRoot) : cwd;
+  const f = callFacts(call.toolName, call.input, cwd);
+  if (r.kind === "bash") {
+    if (!toolMatches(r, f.tool) || !f.bash) return false;
+    if (!f.bash.ok) return true;
+    const specific = /\S\s+\S/.test((r.specifier ?? "").replace(/:\*$/, " *").replace(/\s*\*$/, ""));
+    if (specific && /\$\(|`|\$[A-Za-z_{]/.test(f.bash.command)) return true;
+    return !!ruleHit(r, f, "ask", root);
+  }
+  if (r.kind === "path") {
+    if (!toolMatches(r, f.tool) || !f.paths) return false;
+    const m = pathMatcher(r, f.cwd, root, "allow");
+    return f.paths.some((p) => m.test(p.abs) || m.test(p.real));
+  }
+  return !!ruleHit(r, f, "ask", root);
+}

@@ -2,7 +2,7 @@
 import fc from "fast-check";
 import picomatch from "picomatch";
 import { describe, expect, it } from "vitest";
-import { formatRule, matchesRule, parseRule } from "../../plugins/permissions/match.ts";
+import { formatRule, matchesHookIf, matchesRule, parseRule } from "../../plugins/permissions/match.ts";
 import { globSource } from "../../plugins/permissions/paths.ts";
 import { narrowRule } from "../../plugins/permissions/index.ts";
 import { exampleCall } from "../../plugins/permissions/examples.ts";
@@ -119,5 +119,22 @@ describe("rule examples", () => {
     expect(exampleCall({ tool: "Agent", input: { model: "opus" } }, parseRule("Agent(model:opus)"))).toEqual({ toolName: "Agent", input: { model: "opus" } });
     expect(exampleCall("x", parseRule("Agent(model:opus)"))).toMatch(/cannot be turned into/);
     expect(exampleCall(5, parseRule("Bash(x)"))).toMatch(/must be a string/);
+  });
+});
+
+describe("matchesHookIf (Claude Code's hook `if`)", () => {
+  const c = (command: string) => ({ toolName: "Bash", input: { command } });
+  it("fails open on unparseable commands and runs specific patterns when expansions are present", () => {
+    expect(matchesHookIf("Bash(git push *)", c("echo 'oops"), { cwd })).toBe(true);
+    expect(matchesHookIf("Bash(git push *)", c("git $(echo push) origin"), { cwd })).toBe(true);
+    expect(matchesHookIf("Bash(git *)", c("ls $HOME"), { cwd })).toBe(false);
+    expect(matchesHookIf("Bash(git push *)", c("ls && git push"), { cwd })).toBe(true);
+    expect(matchesHookIf("Bash(git push *)", c("git status"), { cwd })).toBe(false);
+  });
+  it("anchors single-segment dir patterns to cwd and matches only the rule's family", () => {
+    expect(matchesHookIf("Edit(src/**)", { toolName: "Edit", input: { file_path: "src/a.ts" } }, { cwd })).toBe(true);
+    expect(matchesHookIf("Edit(src/**)", { toolName: "Edit", input: { file_path: "pkg/src/a.ts" } }, { cwd })).toBe(false);
+    expect(matchesHookIf("Edit(*.ts)", { toolName: "Read", input: { file_path: "src/a.ts" } }, { cwd })).toBe(false);
+    expect(matchesHookIf("mcp__db", { toolName: "mcp__db__query", input: {} }, { cwd })).toBe(true);
   });
 });
