@@ -169,7 +169,7 @@ function segmentsOf(sc: SimpleCommand, dir: string, cwd: string, depth: number, 
   for (let guard = 0; guard < 8 && i < fullWords.length; guard++) {
     const w = fullWords[i]!;
     if (w.dynamic) break;
-    if (i > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(w.value)) {
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(w.value)) {
       // `timeout 5 FOO=1 cmd`: not an assignment to the shell, but never let it hide `cmd` from deny rules.
       extraAssigns = [...extraAssigns, w.value];
       i++;

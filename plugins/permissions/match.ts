@@ -12,7 +12,7 @@
 import path from "node:path";
 import { globSync } from "tinyglobby";
 import { analyzeBash, flagFormMatches, type BashFacts, type PathRef, type Segment } from "./bash.ts";
-import { compilePathPattern, pathHits, resolvePath, type Behavior, type PathMatcher, type ResolvedPath } from "./paths.ts";
+import { compilePathPattern, expandHome, isInside, pathHits, resolvePath, type Behavior, type PathMatcher, type ResolvedPath } from "./paths.ts";
 import { BASH_TOOLS, EDIT_TOOLS, READ_TOOLS, canonicalTool, parseRule as parse, toolMatches, type ParsedRule } from "./rule.ts";
 
 export { formatRule, isBlanket, lintRule, toolMatches, canonicalTool, KNOWN_TOOLS, type ParsedRule } from "./rule.ts";
@@ -108,9 +108,12 @@ function resolveRef(r: PathRef, cwd: string): ResolvedPath[] {
   if (r.dynamic) return [];
   const out = [resolvePath(r.path, r.base)];
   if (r.base !== cwd && !path.isAbsolute(r.path)) out.push(resolvePath(r.path, cwd));
-  if (r.glob) {
+  // Expand globs the way the shell will (dotfiles included, to be safe), but bounded: a recursive
+  // pattern is only walked inside the working directory, never through node_modules or .git.
+  const recursive = r.path.includes("**");
+  if (r.glob && (!recursive || isInside(path.resolve(r.base, expandHome(r.path.slice(0, r.path.indexOf("**")))), cwd))) {
     try {
-      const hits = globSync(r.path, { cwd: r.base, dot: true, absolute: true, onlyFiles: false, expandDirectories: false });
+      const hits = globSync(expandHome(r.path), { cwd: r.base, dot: true, absolute: true, onlyFiles: false, expandDirectories: false, deep: recursive ? 8 : undefined, ignore: recursive ? ["**/node_modules/**", "**/.git/**"] : undefined });
       for (const h of hits.slice(0, 500)) out.push(resolvePath(h, r.base));
     } catch {
       /* an unreadable directory: the literal stays */

@@ -108,7 +108,8 @@ export function compilePathPattern(spec: string, opts: { cwd: string; root: stri
  * gitignore-style glob → regex source: `**` any depth (zero or more segments), `*` and `?` within one
  * segment (dotfiles included), `[...]` classes, `{a,b}` alternatives, `\\x` a literal x.
  */
-export function globSource(g: string): string {
+export function globSource(glob: string): string {
+  const g = glob.replace(/(^|\/)\*\*(?:\/\*\*)+(?=\/|$)/g, "$1**"); // `**/**` ≡ `**`
   let out = "";
   for (let i = 0; i < g.length; i++) {
     const c = g[i]!;

@@ -5,7 +5,8 @@ import { formatRule, matchesRule, parseRule } from "../../plugins/permissions/ma
 import { tempProject } from "./helpers.ts";
 
 const cwd = tempProject({ ".env": "x" });
-const NUM_RUNS = 150;
+/** PROP_RUNS=5000 npx vitest run test/permissions/properties.test.ts for a longer hunt. */
+const NUM_RUNS = Number(process.env.PROP_RUNS ?? 150);
 
 const toolName = fc.constantFrom("Bash", "Read", "Edit", "Write", "Grep", "WebFetch", "Agent", "Skill", "WebSearch", "mcp__github", "mcp__github__get_issue", "Task", "MyTool", "mcp__*", "*");
 const specChar = fc.constantFrom(..."abcxyz019 -_./*:~".split(""));
@@ -145,6 +146,21 @@ describe("path matcher", () => {
         expect(matchesRule("Read(/id.pem)", { toolName: "Read", input: { file_path: p } }, { cwd })).toBe(false);
       }),
       { numRuns: NUM_RUNS },
+    );
+  });
+});
+
+describe("robustness", () => {
+  it("matching never throws on arbitrary command text", () => {
+    const shellish = fc.array(fc.constantFrom(..."ab rm$(){}[]|&;<>'\"`\\\n*?~=-#!".split(""), "rm ", "cat ", "$(", "<<EOF\n", "\nEOF\n", "{a,b}", "$'\\x72'", "bash -c ", "find . -exec "), { maxLength: 30 }).map((a) => a.join(""));
+    fc.assert(
+      fc.property(fc.oneof(shellish, fc.string({ maxLength: 60 })), (command) => {
+        for (const behavior of ["allow", "deny"] as const) {
+          expect(() => matchesRule("Bash(rm *)", { toolName: "Bash", input: { command } }, { cwd, behavior })).not.toThrow();
+          expect(() => matchesRule("Read(.env)", { toolName: "Bash", input: { command } }, { cwd, behavior })).not.toThrow();
+        }
+      }),
+      { numRuns: 400 },
     );
   });
 });
