@@ -91,7 +91,12 @@ function analyzeBashUncached(command: string, cwd: string): BashFacts {
     const made = segmentsOf(sc, dir, cwd, 0, vars);
     segments.push(...made);
     const head = made[0];
-    if (head && !head.inner && head.words[0] === "cd") dir = cdTarget(head.words[1], dir);
+    if (head && !head.inner && (head.words[0] === "cd" || head.words[0] === "pushd")) {
+      // A directory we cannot know statically (`cd $X`, `cd -`): later relative paths resolve from "/",
+      // i.e. outside every working directory (never auto-approved), and are also checked from cwd.
+      const arg = sc.words.find((w, k) => k > 0 && !w.value.startsWith("-") || (k > 0 && w.value === "-"));
+      dir = !arg ? cdTarget(undefined, dir) : arg.dynamic || arg.value === "-" ? "/" : cdTarget(arg.value, dir);
+    }
   }
   const extra = a.redirects.map((r) => redirectRef(r, dir)).filter((x): x is PathRef => !!x);
   if (extra.length) {
