@@ -59,6 +59,10 @@ export interface BashFacts {
 }
 
 const MAX_LEN = 10_000;
+/** Environment variables whose value programs run as a command. */
+const COMMAND_VARS = new Set(["GIT_SSH_COMMAND", "GIT_EDITOR", "GIT_PAGER", "GIT_SEQUENCE_EDITOR", "EDITOR", "VISUAL", "PAGER", "MANPAGER", "PROMPT_COMMAND", "LESSOPEN", "SSH_ASKPASS", "GIT_ASKPASS"]);
+/** git config keys whose value is a command (`!cmd` for aliases). */
+const GIT_COMMAND_CONFIG = /^(core\.(?:pager|editor|sshCommand|fsmonitor|hooksPath)|alias\.[^=]+|sequence\.editor|diff\.[^=]+\.textconv|filter\.[^=]+\.(?:clean|smudge|process)|credential\.helper|pager\.[^=]+)=(.*)$/s;
 
 const factsCache = new Map<string, BashFacts>();
 
@@ -169,6 +173,8 @@ function segmentsOf(sc: SimpleCommand, dir: string, cwd: string, depth: number, 
   const shells: string[] = [];
   let unallowable: string | undefined;
   let extraAssigns: string[] = [];
+  // Variables whose value is a command the program will run (`GIT_SSH_COMMAND='rm -rf /' git fetch`).
+  for (const a of sc.assigns) if (COMMAND_VARS.has(a.name)) shells.push(literalValue(a.raw.slice(a.raw.indexOf("=") + 1)) || a.raw.slice(a.raw.indexOf("=") + 1));
   // Strip wrappers (and remember what they hid).
   let i = 0;
   for (let guard = 0; guard < 8 && i < fullWords.length; guard++) {
@@ -220,6 +226,15 @@ function segmentsOf(sc: SimpleCommand, dir: string, cwd: string, depth: number, 
       if (words[c + 1]) shells.push(words[c + 1]!.value);
     } else if (!words.slice(1).some((w) => !w.value.startsWith("-")) || words.some((w) => /^-[a-z]*s[a-z]*$/.test(w.value))) {
       unallowable ??= `${name} runs commands read from its input`;
+    }
+  } else if (name === "git" && words.some((w) => w.value === "-c")) {
+    // `git -c core.pager='rm -rf /' log`, `git -c alias.x='!sh -c …' x`: config values that are commands.
+    for (let k = 1; k + 1 < words.length && words[k]!.value.startsWith("-"); k++) {
+      const m = words[k]!.value === "-c" ? GIT_COMMAND_CONFIG.exec(words[k + 1]!.value) : null;
+      if (m) {
+        unallowable ??= `git -c ${m[1]} sets a command git will run`;
+        shells.push(m[2]!.replace(/^!/, ""));
+      }
     }
   } else if (name === "eval") {
     unallowable ??= "eval runs a string as a command";
