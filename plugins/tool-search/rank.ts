@@ -1,0 +1,314 @@
+/**
+ * ToolSearch ranking: a BM25F index over tool fields with query expansion.
+ *
+ * Fields (each with its own weight and length normalisation): the tool's own name split into words,
+ * the server name, `searchHint`, the first sentence of the description, the whole description,
+ * parameter names and parameter descriptions (incl. enum values). Per term and tool the field
+ * frequencies are combined into one pseudo-frequency (BM25F), saturated once with k1, times idf.
+ *
+ * Query side: stop words dropped, Porter stems, then expansion — lexicon synonyms and prefix
+ * matches against the vocabulary, each at a reduced weight (a term keeps its largest weight). A
+ * coverage factor favours tools that match more of the query's own words. Every technique is an
+ * option so the benchmark can measure what it pays (bench/toolsearch prints the ablation).
+ */
+import type { JsonSchema } from "../../core/index.ts";
+import { stem, lightStem, terms, words, STOP_WORDS } from "./text.ts";
+import { SYNONYMS } from "./synonyms.ts";
+
+export interface SearchDoc {
+  /** The callable name (unique in the index). */
+  name: string;
+  /** The tool's own name without a server prefix (defaults to `name` minus `mcp__server__`). */
+  shortName?: string;
+  server?: string;
+  description?: string;
+  searchHint?: string;
+  inputSchema?: JsonSchema;
+}
+
+export const FIELDS = ["name", "server", "hint", "lead", "desc", "params", "paramDesc"] as const;
+export type FieldName = (typeof FIELDS)[number];
+
+export interface RankOptions {
+  /** Field weights; 0 drops the field. */
+  weights: Record<FieldName, number>;
+  /** Length normalisation per field. */
+  b: Record<FieldName, number>;
+  k1: number;
+  /** Weight of lexicon synonyms (0 = off). */
+  synonyms: number;
+  /** Weight of vocabulary prefix matches (0 = off). */
+  prefix: number;
+  /** Score multiplier (1 + coverage × fraction of query words matched); 0 = off. */
+  coverage: number;
+  /** Score multiplier (1 + nameCoverage × weighted fraction of the tool's name words the query has); 0 = off. */
+  nameCoverage: number;
+  /** Stem words: Porter, a light plural/verb-ending stemmer, or none. */
+  stemming: "porter" | "light" | false;
+  /** Pseudo-relevance feedback: weight of terms taken from the top results (0 = off). */
+  feedback: number;
+  /** Description characters indexed per tool (descriptions are truncated at 2 KB by Claude Code too). */
+  maxDescChars: number;
+  /** "plain": lower-case, split on non-alphanumerics, nothing else (the baseline's analyser). */
+  analyzer?: "full" | "plain";
+}
+
+export const DEFAULT_OPTIONS: RankOptions = {
+  weights: { name: 3, server: 1.5, hint: 2, lead: 1, desc: 1, params: 0.5, paramDesc: 0.25 },
+  b: { name: 0.3, server: 0, hint: 0.5, lead: 0.5, desc: 0.75, params: 0.5, paramDesc: 0.75 },
+  k1: 1.2,
+  synonyms: 0.35,
+  prefix: 0.4,
+  coverage: 0.5,
+  nameCoverage: 0.5,
+  stemming: "porter",
+  feedback: 0,
+  maxDescChars: 2048,
+};
+
+/** The plain BM25 baseline the benchmark compares against: name + description, one field, no extras. */
+export const PLAIN_BM25: RankOptions = {
+  weights: { name: 1, server: 0, hint: 0, lead: 0, desc: 1, params: 0, paramDesc: 0 },
+  b: { name: 0.75, server: 0.75, hint: 0.75, lead: 0.75, desc: 0.75, params: 0.75, paramDesc: 0.75 },
+  k1: 1.2,
+  synonyms: 0,
+  prefix: 0,
+  coverage: 0,
+  nameCoverage: 0,
+  stemming: false,
+  feedback: 0,
+  maxDescChars: Infinity,
+  analyzer: "plain",
+};
+
+export interface Hit {
+  name: string;
+  score: number;
+  /** Position of the tool in the indexed list. */
+  index: number;
+}
+
+export interface SearchOptions {
+  limit?: number;
+  /** Only tools for which this returns true are ranked (e.g. `+required` terms). */
+  filter?: (doc: SearchDoc, index: number) => boolean;
+}
+
+interface Posting {
+  docs: number[];
+  tfs: number[];
+}
+
+export function shortNameOf(name: string, server?: string): string {
+  const m = /^mcp__(.+?)__(.+)$/.exec(name);
+  if (m) return m[2]!;
+  if (server && name.startsWith(server + "__")) return name.slice(server.length + 2);
+  return name;
+}
+
+/** Field texts of one tool. */
+function fieldTexts(d: SearchDoc, o: RankOptions): Record<FieldName, string> {
+  const desc = (d.description ?? "").slice(0, o.maxDescChars);
+  const lead = /^[\s\S]*?[.!?](\s|$)/.exec(desc)?.[0] ?? desc;
+  const params: string[] = [];
+  const paramDesc: string[] = [];
+  collectParams(d.inputSchema, params, paramDesc, 0);
+  return {
+    name: d.shortName ?? shortNameOf(d.name, d.server),
+    server: d.server ?? /^mcp__(.+?)__/.exec(d.name)?.[1] ?? "",
+    hint: d.searchHint ?? "",
+    lead,
+    desc,
+    params: params.join(" "),
+    paramDesc: paramDesc.join(" ").slice(0, o.maxDescChars),
+  };
+}
+
+function collectParams(schema: unknown, names: string[], descs: string[], depth: number): void {
+  if (!schema || typeof schema !== "object" || depth > 3) return;
+  const s = schema as Record<string, unknown>;
+  const props = s.properties && typeof s.properties === "object" ? (s.properties as Record<string, unknown>) : undefined;
+  if (props) {
+    for (const [k, v] of Object.entries(props)) {
+      names.push(k);
+      if (v && typeof v === "object") {
+        const p = v as Record<string, unknown>;
+        if (typeof p.description === "string") descs.push(p.description.slice(0, 300));
+        if (Array.isArray(p.enum)) descs.push(p.enum.filter((e) => typeof e === "string").join(" "));
+        collectParams(p, names, descs, depth + 1);
+        if (p.items) collectParams(p.items, names, descs, depth + 1);
+      }
+    }
+  }
+  for (const k of ["anyOf", "oneOf", "allOf"]) if (Array.isArray(s[k])) for (const x of s[k] as unknown[]) collectParams(x, names, descs, depth + 1);
+}
+
+function plainWords(text: string): string[] {
+  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+}
+
+function stemFn(o: RankOptions): (w: string) => string {
+  return o.stemming === "porter" ? stem : o.stemming === "light" ? lightStem : (w) => w;
+}
+
+function analyzer(o: RankOptions): (text: string) => string[] {
+  if (o.analyzer === "plain") return plainWords;
+  const sf = stemFn(o);
+  return (t) => terms(t, false, sf);
+}
+
+export class ToolIndex {
+  readonly docs: readonly SearchDoc[];
+  readonly options: RankOptions;
+  private readonly postings = new Map<string, Posting>();
+  private readonly idf = new Map<string, number>();
+  private vocab: string[] = [];
+  /** Per doc: its terms with combined pseudo-frequency (for feedback). */
+  private readonly docTerms: Array<Map<string, number>> = [];
+  private readonly nameTerms: string[][] = [];
+  readonly buildMs: number;
+
+  constructor(docs: readonly SearchDoc[], options: Partial<RankOptions> = {}) {
+    const t0 = performance.now();
+    this.docs = docs;
+    const o = (this.options = { ...DEFAULT_OPTIONS, ...options });
+    const an = analyzer(o);
+    const perField: Array<Record<FieldName, string[]>> = [];
+    const totals: Record<string, number> = {};
+    for (const d of docs) {
+      const ft = fieldTexts(d, o);
+      const rec = {} as Record<FieldName, string[]>;
+      for (const f of FIELDS) {
+        rec[f] = o.weights[f] ? an(ft[f]) : [];
+        totals[f] = (totals[f] ?? 0) + rec[f].length;
+      }
+      perField.push(rec);
+      this.nameTerms.push(rec.name.length ? rec.name : an(ft.name));
+    }
+    const n = Math.max(1, docs.length);
+    const avg = Object.fromEntries(FIELDS.map((f) => [f, Math.max(1, (totals[f] ?? 0) / n)])) as Record<FieldName, number>;
+    const df = new Map<string, number>();
+    for (let i = 0; i < perField.length; i++) {
+      const rec = perField[i]!;
+      const tf = new Map<string, number>();
+      for (const f of FIELDS) {
+        const w = o.weights[f];
+        if (!w || !rec[f].length) continue;
+        const norm = 1 - o.b[f] + o.b[f] * (rec[f].length / avg[f]);
+        const inc = w / norm;
+        for (const t of rec[f]) tf.set(t, (tf.get(t) ?? 0) + inc);
+      }
+      this.docTerms.push(tf);
+      for (const [t, v] of tf) {
+        let p = this.postings.get(t);
+        if (!p) this.postings.set(t, (p = { docs: [], tfs: [] }));
+        p.docs.push(i);
+        p.tfs.push(v);
+        df.set(t, (df.get(t) ?? 0) + 1);
+      }
+    }
+    for (const [t, c] of df) this.idf.set(t, Math.log(1 + (n - c + 0.5) / (c + 0.5)));
+    this.vocab = [...this.postings.keys()].sort();
+    this.buildMs = performance.now() - t0;
+  }
+
+  get size(): number {
+    return this.docs.length;
+  }
+
+  /** The weighted query terms (exposed for tests and for `--explain`-style debugging). */
+  queryTerms(query: string): Map<string, number> {
+    const o = this.options;
+    const q = new Map<string, number>();
+    const put = (t: string, w: number) => {
+      if (w > (q.get(t) ?? 0)) q.set(t, w);
+    };
+    const ws = o.analyzer === "plain" ? plainWords(query) : words(query).filter((w) => !STOP_WORDS.has(w));
+    const sf = stemFn(o);
+    const base = ws.map(sf);
+    for (const t of base) put(t, 1);
+    if (o.synonyms > 0) {
+      for (const w of ws) for (const s of SYNONYMS.get(w) ?? SYNONYMS.get(stem(w)) ?? []) for (const st of words(s)) put(sf(st), o.synonyms);
+    }
+    if (o.prefix > 0) {
+      for (const t of base) {
+        if (t.length < 4) continue;
+        // vocabulary words that extend the query word …
+        let lo = 0;
+        let hi = this.vocab.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if (this.vocab[mid]! < t) lo = mid + 1;
+          else hi = mid;
+        }
+        for (let i = lo, k = 0; i < this.vocab.length && k < 8 && this.vocab[i]!.startsWith(t); i++) if (this.vocab[i] !== t) (put(this.vocab[i]!, o.prefix), k++);
+        // … and vocabulary words the query word extends (at least 4 letters)
+        for (let len = t.length - 1; len >= 4; len--) {
+          const p = t.slice(0, len);
+          if (this.postings.has(p)) put(p, o.prefix);
+        }
+      }
+    }
+    return q;
+  }
+
+  search(query: string, opts: SearchOptions = {}): Hit[] {
+    const limit = opts.limit ?? 10;
+    const o = this.options;
+    const q = this.queryTerms(query);
+    const baseTerms = [...q].filter(([, w]) => w === 1).map(([t]) => t);
+    let scores = this.score(q, opts.filter);
+    if (o.feedback > 0 && scores.size) {
+      const top = [...scores].sort((a, b) => b[1] - a[1]).slice(0, 3);
+      const fb = new Map<string, number>();
+      for (const [d] of top) for (const [t, tf] of this.docTerms[d]!) fb.set(t, (fb.get(t) ?? 0) + (tf / (tf + o.k1)) * (this.idf.get(t) ?? 0));
+      const extra = [...fb].filter(([t]) => !q.has(t)).sort((a, b) => b[1] - a[1]).slice(0, 10);
+      const max = extra[0]?.[1] ?? 1;
+      for (const [t, v] of extra) q.set(t, (o.feedback * v) / max);
+      scores = this.score(q, opts.filter);
+    }
+    const hits: Hit[] = [];
+    for (const [i, s] of scores) {
+      let score = s;
+      if (o.coverage > 0 && baseTerms.length > 1) {
+        const dt = this.docTerms[i]!;
+        let m = 0;
+        for (const t of baseTerms) if (dt.has(t)) m++;
+        score *= 1 + (o.coverage * m) / baseTerms.length;
+      }
+      if (o.nameCoverage > 0) {
+        const nt = this.nameTerms[i]!;
+        if (nt.length) {
+          let m = 0;
+          for (const t of nt) m += q.get(t) ?? 0;
+          score *= 1 + (o.nameCoverage * m) / nt.length;
+        }
+      }
+      hits.push({ name: this.docs[i]!.name, score, index: i });
+    }
+    hits.sort((a, b) => b.score - a.score || a.index - b.index);
+    return hits.slice(0, limit);
+  }
+
+  private score(q: Map<string, number>, filter?: SearchOptions["filter"]): Map<number, number> {
+    const k1 = this.options.k1;
+    const scores = new Map<number, number>();
+    for (const [t, w] of q) {
+      const p = this.postings.get(t);
+      if (!p) continue;
+      const idf = this.idf.get(t)!;
+      for (let j = 0; j < p.docs.length; j++) {
+        const d = p.docs[j]!;
+        if (filter && !filter(this.docs[d]!, d)) continue;
+        const tf = p.tfs[j]!;
+        scores.set(d, (scores.get(d) ?? 0) + (w * idf * tf * (k1 + 1)) / (tf + k1));
+      }
+    }
+    return scores;
+  }
+
+  /** Name words of a tool (for `+required` checks and suggestions). */
+  nameWords(index: number): readonly string[] {
+    return this.nameTerms[index] ?? [];
+  }
+}
