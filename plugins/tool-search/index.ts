@@ -8,7 +8,7 @@
  *  - build.lookup: an unambiguous short MCP tool name (`get_issue`) resolves to its full name.
  * Sessions live on the host, so tools a session loaded stay loaded across rebuilds while they exist.
  */
-import { definePlugin, DEFER_STAGE_ALWAYS_LOAD, DEFER_STAGE_POLICY, type HostView, type PoolSnapshot, type Tool } from "../../core/index.ts";
+import { definePlugin, DEFER_STAGE_ALWAYS_LOAD, DEFER_STAGE_POLICY, PERMISSION_STAGE_TOOL, type HostView, type PoolSnapshot, type Tool } from "../../core/index.ts";
 import { DeferralPolicy, PLUGIN_NAME, readSettings } from "./policy.ts";
 import { indexFor } from "./search.ts";
 import { toolSearchTool, TOOL_SEARCH_NAME } from "./tool.ts";
@@ -51,6 +51,14 @@ export default definePlugin({
         sealed = pool;
         indexFor(pool);
       });
+
+      // ToolSearch only reads the pool and loads schemas: allowed without a prompt. Runs after explicit
+      // rules (an ask rule still asks); deny rules run in build.deny first ("denying ToolSearch disables it").
+      build.hooks.permission.tap({ name: PLUGIN_NAME, stage: PERMISSION_STAGE_TOOL }, (call) =>
+        call.tool?.name === TOOL_SEARCH_NAME && call.tool.plugin === PLUGIN_NAME
+          ? { behavior: "allow", reason: "ToolSearch only loads tool definitions", rule: "toolSearch: self", plugin: PLUGIN_NAME }
+          : undefined,
+      );
 
       build.hooks.lookup.tap(PLUGIN_NAME, (name) => {
         const pool = sealed;
