@@ -43,7 +43,7 @@ export function loadToolsearch(): BenchSet {
 }
 
 export function loadLiveMcpBench(): BenchSet {
-  const servers = readJson("livemcpbench/tools.json") as Array<{ name: string; category?: string; tools: Record<string, { tools: Array<{ name: string; description?: string; inputSchema?: Record<string, unknown> }> }> }>;
+  const servers = readJson("livemcpbench/tools.json") as Array<{ name: string; description?: string; category?: string; tools: Record<string, { tools: Array<{ name: string; description?: string; inputSchema?: Record<string, unknown> }> }> }>;
   const ann = readJson("livemcpbench/annotations.json") as Array<{ task_id: string; Question: string; category: string; "Annotator Metadata": { Tools: string } }>;
   const docs: SearchDoc[] = [];
   const seen = new Set<string>();
@@ -53,7 +53,7 @@ export function loadLiveMcpBench(): BenchSet {
         const id = `${key}/${t.name}`;
         if (seen.has(id)) continue;
         seen.add(id);
-        docs.push({ name: id, shortName: t.name, server: key, description: t.description ?? "", inputSchema: t.inputSchema });
+        docs.push({ name: id, shortName: t.name, server: key, serverDescription: `${s.name}. ${s.description ?? ""}`, description: t.description ?? "", inputSchema: t.inputSchema });
       }
     }
   }

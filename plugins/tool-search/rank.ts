@@ -21,12 +21,14 @@ export interface SearchDoc {
   /** The tool's own name without a server prefix (defaults to `name` minus `mcp__server__`). */
   shortName?: string;
   server?: string;
+  /** What the server says about itself (MCP `instructions`, a registry description), truncated at 2 KB. */
+  serverDescription?: string;
   description?: string;
   searchHint?: string;
   inputSchema?: JsonSchema;
 }
 
-export const FIELDS = ["name", "server", "hint", "lead", "desc", "params", "paramDesc"] as const;
+export const FIELDS = ["name", "server", "serverInfo", "hint", "lead", "desc", "params", "paramDesc"] as const;
 export type FieldName = (typeof FIELDS)[number];
 
 export interface RankOptions {
@@ -45,8 +47,6 @@ export interface RankOptions {
   nameCoverage: number;
   /** Stem words: Porter, a light plural/verb-ending stemmer, or none. */
   stemming: "porter" | "light" | false;
-  /** Pseudo-relevance feedback: weight of terms taken from the top results (0 = off). */
-  feedback: number;
   /** Description characters indexed per tool (descriptions are truncated at 2 KB by Claude Code too). */
   maxDescChars: number;
   /** "plain": lower-case, split on non-alphanumerics, nothing else (the baseline's analyser). */
@@ -54,29 +54,27 @@ export interface RankOptions {
 }
 
 export const DEFAULT_OPTIONS: RankOptions = {
-  weights: { name: 3, server: 1.5, hint: 2, lead: 1, desc: 1, params: 0.5, paramDesc: 0.25 },
-  b: { name: 0.3, server: 0, hint: 0.5, lead: 0.5, desc: 0.75, params: 0.5, paramDesc: 0.75 },
+  weights: { name: 3, server: 1.5, serverInfo: 0.3, hint: 2, lead: 1, desc: 1, params: 0.5, paramDesc: 0.25 },
+  b: { name: 0.3, server: 0, serverInfo: 0.75, hint: 0.5, lead: 0.5, desc: 0.75, params: 0.5, paramDesc: 0.75 },
   k1: 1.2,
   synonyms: 0.35,
   prefix: 0.4,
   coverage: 0.5,
   nameCoverage: 0.5,
   stemming: "porter",
-  feedback: 0,
   maxDescChars: 2048,
 };
 
 /** The plain BM25 baseline the benchmark compares against: name + description, one field, no extras. */
 export const PLAIN_BM25: RankOptions = {
-  weights: { name: 1, server: 0, hint: 0, lead: 0, desc: 1, params: 0, paramDesc: 0 },
-  b: { name: 0.75, server: 0.75, hint: 0.75, lead: 0.75, desc: 0.75, params: 0.75, paramDesc: 0.75 },
+  weights: { name: 1, server: 0, serverInfo: 0, hint: 0, lead: 0, desc: 1, params: 0, paramDesc: 0 },
+  b: { name: 0.75, server: 0.75, serverInfo: 0.75, hint: 0.75, lead: 0.75, desc: 0.75, params: 0.75, paramDesc: 0.75 },
   k1: 1.2,
   synonyms: 0,
   prefix: 0,
   coverage: 0,
   nameCoverage: 0,
   stemming: false,
-  feedback: 0,
   maxDescChars: Infinity,
   analyzer: "plain",
 };
@@ -116,6 +114,7 @@ function fieldTexts(d: SearchDoc, o: RankOptions): Record<FieldName, string> {
   return {
     name: d.shortName ?? shortNameOf(d.name, d.server),
     server: d.server ?? /^mcp__(.+?)__/.exec(d.name)?.[1] ?? "",
+    serverInfo: (d.serverDescription ?? "").slice(0, 2048),
     hint: d.searchHint ?? "",
     lead,
     desc,
@@ -163,8 +162,6 @@ export class ToolIndex {
   private readonly postings = new Map<string, Posting>();
   private readonly idf = new Map<string, number>();
   private vocab: string[] = [];
-  /** Per doc: its terms with combined pseudo-frequency (for feedback). */
-  private readonly docTerms: Array<Map<string, number>> = [];
   private readonly nameTerms: string[][] = [];
   readonly buildMs: number;
 
@@ -173,41 +170,45 @@ export class ToolIndex {
     this.docs = docs;
     const o = (this.options = { ...DEFAULT_OPTIONS, ...options });
     const an = analyzer(o);
-    const perField: Array<Record<FieldName, string[]>> = [];
-    const totals: Record<string, number> = {};
+    const active = FIELDS.filter((f) => o.weights[f] > 0);
+    const perField: string[][][] = [];
+    const totals = new Array<number>(active.length).fill(0);
     for (const d of docs) {
       const ft = fieldTexts(d, o);
-      const rec = {} as Record<FieldName, string[]>;
-      for (const f of FIELDS) {
-        rec[f] = o.weights[f] ? an(ft[f]) : [];
-        totals[f] = (totals[f] ?? 0) + rec[f].length;
+      const rec: string[][] = [];
+      // the lead sentence is a prefix of the description ending at a separator: analyse it once
+      const leadTerms = ft.lead && (o.weights.lead || o.weights.desc) ? an(ft.lead) : [];
+      for (let k = 0; k < active.length; k++) {
+        const f = active[k]!;
+        const ts = f === "lead" ? leadTerms : f === "desc" ? (ft.lead ? leadTerms.concat(an(ft.desc.slice(ft.lead.length))) : an(ft.desc)) : an(ft[f]);
+        rec.push(ts);
+        totals[k] += ts.length;
       }
       perField.push(rec);
-      this.nameTerms.push(rec.name.length ? rec.name : an(ft.name));
+      const ni = active.indexOf("name");
+      this.nameTerms.push(ni >= 0 && rec[ni]!.length ? rec[ni]! : an(ft.name));
     }
     const n = Math.max(1, docs.length);
-    const avg = Object.fromEntries(FIELDS.map((f) => [f, Math.max(1, (totals[f] ?? 0) / n)])) as Record<FieldName, number>;
-    const df = new Map<string, number>();
+    const avg = totals.map((t) => Math.max(1, t / n));
+    const tf = new Map<string, number>();
     for (let i = 0; i < perField.length; i++) {
       const rec = perField[i]!;
-      const tf = new Map<string, number>();
-      for (const f of FIELDS) {
-        const w = o.weights[f];
-        if (!w || !rec[f].length) continue;
-        const norm = 1 - o.b[f] + o.b[f] * (rec[f].length / avg[f]);
-        const inc = w / norm;
-        for (const t of rec[f]) tf.set(t, (tf.get(t) ?? 0) + inc);
+      tf.clear();
+      for (let k = 0; k < active.length; k++) {
+        const ts = rec[k]!;
+        if (!ts.length) continue;
+        const f = active[k]!;
+        const inc = o.weights[f] / (1 - o.b[f] + o.b[f] * (ts.length / avg[k]!));
+        for (const t of ts) tf.set(t, (tf.get(t) ?? 0) + inc);
       }
-      this.docTerms.push(tf);
       for (const [t, v] of tf) {
         let p = this.postings.get(t);
         if (!p) this.postings.set(t, (p = { docs: [], tfs: [] }));
         p.docs.push(i);
         p.tfs.push(v);
-        df.set(t, (df.get(t) ?? 0) + 1);
       }
     }
-    for (const [t, c] of df) this.idf.set(t, Math.log(1 + (n - c + 0.5) / (c + 0.5)));
+    for (const [t, p] of this.postings) this.idf.set(t, Math.log(1 + (n - p.docs.length + 0.5) / (p.docs.length + 0.5)));
     this.vocab = [...this.postings.keys()].sort();
     this.buildMs = performance.now() - t0;
   }
@@ -253,29 +254,17 @@ export class ToolIndex {
   }
 
   search(query: string, opts: SearchOptions = {}): Hit[] {
-    const limit = opts.limit ?? 10;
+    const limit = Math.max(1, opts.limit ?? 10);
     const o = this.options;
     const q = this.queryTerms(query);
-    const baseTerms = [...q].filter(([, w]) => w === 1).map(([t]) => t);
-    let scores = this.score(q, opts.filter);
-    if (o.feedback > 0 && scores.size) {
-      const top = [...scores].sort((a, b) => b[1] - a[1]).slice(0, 3);
-      const fb = new Map<string, number>();
-      for (const [d] of top) for (const [t, tf] of this.docTerms[d]!) fb.set(t, (fb.get(t) ?? 0) + (tf / (tf + o.k1)) * (this.idf.get(t) ?? 0));
-      const extra = [...fb].filter(([t]) => !q.has(t)).sort((a, b) => b[1] - a[1]).slice(0, 10);
-      const max = extra[0]?.[1] ?? 1;
-      for (const [t, v] of extra) q.set(t, (o.feedback * v) / max);
-      scores = this.score(q, opts.filter);
-    }
-    const hits: Hit[] = [];
-    for (const [i, s] of scores) {
-      let score = s;
-      if (o.coverage > 0 && baseTerms.length > 1) {
-        const dt = this.docTerms[i]!;
-        let m = 0;
-        for (const t of baseTerms) if (dt.has(t)) m++;
-        score *= 1 + (o.coverage * m) / baseTerms.length;
-      }
+    const baseTerms = new Set([...q].filter(([, w]) => w === 1).map(([t]) => t));
+    const r = this.score(q, baseTerms, opts.filter);
+    // final score = raw × coverage factors; keep the best `limit` (ties: pool order)
+    const top: Hit[] = [];
+    const nBase = baseTerms.size;
+    for (const i of r.touched) {
+      let score = r.scores[i]!;
+      if (o.coverage > 0 && nBase > 1) score *= 1 + (o.coverage * r.matched[i]!) / nBase;
       if (o.nameCoverage > 0) {
         const nt = this.nameTerms[i]!;
         if (nt.length) {
@@ -284,27 +273,42 @@ export class ToolIndex {
           score *= 1 + (o.nameCoverage * m) / nt.length;
         }
       }
-      hits.push({ name: this.docs[i]!.name, score, index: i });
+      if (top.length === limit) {
+        const last = top[limit - 1]!;
+        if (score < last.score || (score === last.score && i > last.index)) continue;
+        top.pop();
+      }
+      let j = top.length;
+      while (j > 0 && (top[j - 1]!.score < score || (top[j - 1]!.score === score && top[j - 1]!.index > i))) j--;
+      top.splice(j, 0, { name: this.docs[i]!.name, score, index: i });
     }
-    hits.sort((a, b) => b.score - a.score || a.index - b.index);
-    return hits.slice(0, limit);
+    return top;
   }
 
-  private score(q: Map<string, number>, filter?: SearchOptions["filter"]): Map<number, number> {
+  private score(q: Map<string, number>, base: Set<string>, filter?: SearchOptions["filter"]): { scores: Float64Array; matched: Uint16Array; touched: number[] } {
     const k1 = this.options.k1;
-    const scores = new Map<number, number>();
+    const n = this.docs.length;
+    const scores = new Float64Array(n);
+    const matched = new Uint16Array(n);
+    const touched: number[] = [];
+    const allowed = filter ? this.docs.map((d, i) => filter(d, i)) : undefined;
     for (const [t, w] of q) {
       const p = this.postings.get(t);
       if (!p) continue;
       const idf = this.idf.get(t)!;
-      for (let j = 0; j < p.docs.length; j++) {
-        const d = p.docs[j]!;
-        if (filter && !filter(this.docs[d]!, d)) continue;
-        const tf = p.tfs[j]!;
-        scores.set(d, (scores.get(d) ?? 0) + (w * idf * tf * (k1 + 1)) / (tf + k1));
+      const isBase = base.has(t);
+      const docs = p.docs;
+      const tfs = p.tfs;
+      for (let j = 0; j < docs.length; j++) {
+        const d = docs[j]!;
+        if (allowed && !allowed[d]) continue;
+        const tf = tfs[j]!;
+        if (scores[d] === 0) touched.push(d);
+        scores[d] += (w * idf * tf * (k1 + 1)) / (tf + k1);
+        if (isBase) matched[d]++;
       }
     }
-    return scores;
+    return { scores, matched, touched };
   }
 
   /** Name words of a tool (for `+required` checks and suggestions). */

@@ -36,7 +36,9 @@ export interface DeferredIndex {
 }
 
 export function toSearchDoc(t: Tool): SearchDoc {
-  return { name: t.name, shortName: shortNameOf(t.name, t.server), server: t.server, description: t.description, searchHint: t.searchHint, inputSchema: t.inputSchema };
+  const ex = (t.extra ?? {}) as Record<string, unknown>;
+  const info = [ex.serverInstructions, ex.serverDescription, ex.instructions].find((x): x is string => typeof x === "string");
+  return { name: t.name, shortName: shortNameOf(t.name, t.server), server: t.server, serverDescription: info, description: t.description, searchHint: t.searchHint, inputSchema: t.inputSchema };
 }
 
 export function buildDeferredIndex(generation: number, tools: readonly Tool[]): DeferredIndex {

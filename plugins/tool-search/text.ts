@@ -49,20 +49,65 @@ export function stem(word: string): string {
   return s;
 }
 
-const WORD = /[\p{L}\p{N}]+/gu;
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 
-/** Split text (prose or identifiers) into lower-case words, camelCase and digit runs separated. */
+/** 0 separator, 1 lower-case/other letter, 2 upper-case, 3 digit. */
+function classOf(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  if (c >= 97 && c <= 122) return 1;
+  if (c >= 65 && c <= 90) return 2;
+  if (c >= 48 && c <= 57) return 3;
+  if (c < 128) return 0;
+  if (c >= 0xd800 && c <= 0xdfff) return 1;
+  return LETTER_OR_DIGIT.test(text[i]!) ? 1 : 0;
+}
+
+/**
+ * Split text (prose or identifiers) into lower-case words: separators are anything but letters and
+ * digits; camelCase, ACRONYMWord and letter/digit boundaries split too. One pass over char codes
+ * (this is the hot loop of index building).
+ */
 export function words(text: string): string[] {
   const out: string[] = [];
   if (!text) return out;
-  for (const m of text.matchAll(WORD)) {
-    const w = m[0];
-    // camelCase / PascalCase / ACRONYMWord / letter-digit boundaries
-    const parts = w
-      .replace(/([a-z])([A-Z])/g, "$1 $2")
-      .replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2")
-      .replace(/([A-Za-z])(\d)/g, "$1 $2")
-      .replace(/(\d)([A-Za-z])/g, "$1 $2")
+  const n = text.length;
+  const lower = text.toLowerCase();
+  if (lower.length !== n) return wordsSlow(text);
+  let s = -1;
+  let prev = 0;
+  let prev2 = 0;
+  for (let i = 0; i < n; i++) {
+    const cls = classOf(text, i);
+    if (cls === 0) {
+      if (s >= 0) out.push(lower.slice(s, i));
+      s = -1;
+      prev = prev2 = 0;
+      continue;
+    }
+    if (s < 0) s = i;
+    else if ((cls === 3) !== (prev === 3) || (prev === 1 && cls === 2)) {
+      out.push(lower.slice(s, i));
+      s = i;
+    } else if (prev === 2 && cls === 1 && prev2 === 2 && i - 1 > s) {
+      out.push(lower.slice(s, i - 1));
+      s = i - 1;
+    }
+    prev2 = prev;
+    prev = cls;
+  }
+  if (s >= 0) out.push(lower.slice(s));
+  return out;
+}
+
+/** Texts whose lower-casing changes length (rare Unicode): split per original word, then lower-case. */
+function wordsSlow(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(/[\p{L}\p{N}]+/gu)) {
+    const parts = m[0]
+      .replace(/(\p{Ll})(\p{Lu})/gu, "$1 $2")
+      .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, "$1 $2")
+      .replace(/(\p{L})(\p{N})/gu, "$1 $2")
+      .replace(/(\p{N})(\p{L})/gu, "$1 $2")
       .split(" ");
     for (const p of parts) if (p) out.push(p.toLowerCase());
   }
