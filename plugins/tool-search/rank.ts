@@ -45,6 +45,10 @@ export interface RankOptions {
   coverage: number;
   /** Score multiplier (1 + nameCoverage × weighted fraction of the tool's name words the query has); 0 = off. */
   nameCoverage: number;
+  /** Weight of words inside value-like chunks of the query (ids with digits, #123); 1 = no special case. */
+  valueWeight: number;
+  /** Score multiplier (1 + serverBoost) for tools whose server the query names. 0 = off. */
+  serverBoost: number;
   /** Stem words: Porter, a light plural/verb-ending stemmer, or none. */
   stemming: "porter" | "light" | false;
   /** Description characters indexed per tool (descriptions are truncated at 2 KB by Claude Code too). */
@@ -61,6 +65,8 @@ export const DEFAULT_OPTIONS: RankOptions = {
   prefix: 0.4,
   coverage: 0.5,
   nameCoverage: 0.5,
+  valueWeight: 0.3,
+  serverBoost: 0.5,
   stemming: "porter",
   maxDescChars: 2048,
 };
@@ -74,6 +80,8 @@ export const PLAIN_BM25: RankOptions = {
   prefix: 0,
   coverage: 0,
   nameCoverage: 0,
+  valueWeight: 1,
+  serverBoost: 0,
   stemming: false,
   maxDescChars: Infinity,
   analyzer: "plain",
@@ -142,6 +150,12 @@ function collectParams(schema: unknown, names: string[], descs: string[], depth:
   for (const k of ["anyOf", "oneOf", "allOf"]) if (Array.isArray(s[k])) for (const x of s[k] as unknown[]) collectParams(x, names, descs, depth + 1);
 }
 
+/**
+ * Query chunks that carry values rather than intent: ids containing digits (`pi_3NcX9u2e`, `U024BE7LH`, `#482`).
+ * (Down-weighting URLs, file names and paths too was measured and lost: their extensions and folders carry intent.)
+ */
+const VALUE_CHUNK = /#\d+|\b(?=[\w-]*\d)[\w-]+\b/g;
+
 function plainWords(text: string): string[] {
   return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
 }
@@ -163,6 +177,7 @@ export class ToolIndex {
   private readonly idf = new Map<string, number>();
   private vocab: string[] = [];
   private readonly nameTerms: string[][] = [];
+  private readonly serverTerms: string[][] = [];
   readonly buildMs: number;
 
   constructor(docs: readonly SearchDoc[], options: Partial<RankOptions> = {}) {
@@ -186,6 +201,8 @@ export class ToolIndex {
       }
       perField.push(rec);
       const ni = active.indexOf("name");
+      const si = active.indexOf("server");
+      this.serverTerms.push(si >= 0 ? rec[si]! : []);
       this.nameTerms.push(ni >= 0 && rec[ni]!.length ? rec[ni]! : an(ft.name));
     }
     const n = Math.max(1, docs.length);
@@ -224,10 +241,17 @@ export class ToolIndex {
     const put = (t: string, w: number) => {
       if (w > (q.get(t) ?? 0)) q.set(t, w);
     };
-    const ws = o.analyzer === "plain" ? plainWords(query) : words(query).filter((w) => !STOP_WORDS.has(w));
     const sf = stemFn(o);
+    let intent = query;
+    if (o.valueWeight !== 1 && o.analyzer !== "plain") {
+      intent = query.replace(VALUE_CHUNK, (chunk) => {
+        for (const w of words(chunk)) if (!STOP_WORDS.has(w)) put(sf(w), o.valueWeight);
+        return " ";
+      });
+    }
+    const ws = o.analyzer === "plain" ? plainWords(intent) : words(intent).filter((w) => !STOP_WORDS.has(w));
     const base = ws.map(sf);
-    for (const t of base) put(t, 1);
+    for (const t of base) q.set(t, 1);
     if (o.synonyms > 0) {
       for (const w of ws) for (const s of SYNONYMS.get(w) ?? SYNONYMS.get(stem(w)) ?? []) for (const st of words(s)) put(sf(st), o.synonyms);
     }
@@ -265,6 +289,15 @@ export class ToolIndex {
     for (const i of r.touched) {
       let score = r.scores[i]!;
       if (o.coverage > 0 && nBase > 1) score *= 1 + (o.coverage * r.matched[i]!) / nBase;
+      if (o.serverBoost > 0) {
+        const st = this.serverTerms[i]!;
+        for (const t of st) {
+          if (baseTerms.has(t)) {
+            score *= 1 + o.serverBoost;
+            break;
+          }
+        }
+      }
       if (o.nameCoverage > 0) {
         const nt = this.nameTerms[i]!;
         if (nt.length) {
