@@ -12,7 +12,7 @@
  * option so the benchmark can measure what it pays (bench/toolsearch prints the ablation).
  */
 import type { JsonSchema } from "../../core/index.ts";
-import { stem, lightStem, terms, words, STOP_WORDS } from "./text.ts";
+import { stem, lightStem, terms, words, forEachWord, STOP_WORDS } from "./text.ts";
 import { SYNONYMS } from "./synonyms.ts";
 
 export interface SearchDoc {
@@ -51,7 +51,7 @@ export interface RankOptions {
   serverBoost: number;
   /** Stem words: Porter, a light plural/verb-ending stemmer, or none. */
   stemming: "porter" | "light" | false;
-  /** Description characters indexed per tool (descriptions are truncated at 2 KB by Claude Code too). */
+  /** Description characters indexed per tool (and per tool for all parameter descriptions together). */
   maxDescChars: number;
   /** "plain": lower-case, split on non-alphanumerics, nothing else (the baseline's analyser). */
   analyzer?: "full" | "plain";
@@ -68,7 +68,7 @@ export const DEFAULT_OPTIONS: RankOptions = {
   valueWeight: 0.3,
   serverBoost: 0.5,
   stemming: "porter",
-  maxDescChars: 2048,
+  maxDescChars: 1024,
 };
 
 /** The plain BM25 baseline the benchmark compares against: name + description, one field, no extras. */
@@ -98,11 +98,6 @@ export interface SearchOptions {
   limit?: number;
   /** Only tools for which this returns true are ranked (e.g. `+required` terms). */
   filter?: (doc: SearchDoc, index: number) => boolean;
-}
-
-interface Posting {
-  docs: number[];
-  tfs: number[];
 }
 
 export function shortNameOf(name: string, server?: string): string {
@@ -173,8 +168,11 @@ function analyzer(o: RankOptions): (text: string) => string[] {
 export class ToolIndex {
   readonly docs: readonly SearchDoc[];
   readonly options: RankOptions;
-  private readonly postings = new Map<string, Posting>();
-  private readonly idf = new Map<string, number>();
+  /** term (stem) → id; postings and idf are indexed by id. */
+  private readonly termId = new Map<string, number>();
+  private readonly postDocs: number[][] = [];
+  private readonly postTfs: number[][] = [];
+  private idfs: Float64Array;
   private vocab: string[] = [];
   private readonly nameTerms: string[][] = [];
   private readonly serverTerms: string[][] = [];
@@ -185,48 +183,86 @@ export class ToolIndex {
     this.docs = docs;
     const o = (this.options = { ...DEFAULT_OPTIONS, ...options });
     const an = analyzer(o);
+    // raw text → term ids, with a word → id cache (each distinct word is analysed once)
+    const wordId = new Map<string, number>();
+    const terms: string[] = [];
+    const idOfTerm = (t: string): number => {
+      let id = this.termId.get(t);
+      if (id === undefined) {
+        id = terms.length;
+        terms.push(t);
+        this.termId.set(t, id);
+      }
+      return id;
+    };
+    const ids = (text: string): number[] => {
+      const out: number[] = [];
+      const add = (w: string) => {
+        let id = wordId.get(w);
+        if (id === undefined) {
+          const t = an(w);
+          id = t.length === 1 ? idOfTerm(t[0]!) : -1;
+          wordId.set(w, id);
+        }
+        if (id >= 0) out.push(id);
+      };
+      if (o.analyzer === "plain") plainWords(text).forEach(add);
+      else forEachWord(text, add);
+      return out;
+    };
     const active = FIELDS.filter((f) => o.weights[f] > 0);
-    const perField: string[][][] = [];
+    const perField: number[][][] = [];
     const totals = new Array<number>(active.length).fill(0);
+    const ni = active.indexOf("name");
+    const si = active.indexOf("server");
     for (const d of docs) {
       const ft = fieldTexts(d, o);
-      const rec: string[][] = [];
+      const rec: number[][] = [];
       // the lead sentence is a prefix of the description ending at a separator: analyse it once
-      const leadTerms = ft.lead && (o.weights.lead || o.weights.desc) ? an(ft.lead) : [];
+      const leadIds = ft.lead && (o.weights.lead || o.weights.desc) ? ids(ft.lead) : [];
       for (let k = 0; k < active.length; k++) {
         const f = active[k]!;
-        const ts = f === "lead" ? leadTerms : f === "desc" ? (ft.lead ? leadTerms.concat(an(ft.desc.slice(ft.lead.length))) : an(ft.desc)) : an(ft[f]);
+        const ts = f === "lead" ? leadIds : f === "desc" ? (ft.lead ? leadIds.concat(ids(ft.desc.slice(ft.lead.length))) : ids(ft.desc)) : ids(ft[f]);
         rec.push(ts);
         totals[k] += ts.length;
       }
       perField.push(rec);
-      const ni = active.indexOf("name");
-      const si = active.indexOf("server");
-      this.serverTerms.push(si >= 0 ? rec[si]! : []);
-      this.nameTerms.push(ni >= 0 && rec[ni]!.length ? rec[ni]! : an(ft.name));
+      this.nameTerms.push((ni >= 0 && rec[ni]!.length ? rec[ni]! : ids(ft.name)).map((i) => terms[i]!));
+      this.serverTerms.push(si >= 0 ? rec[si]!.map((i) => terms[i]!) : []);
     }
     const n = Math.max(1, docs.length);
     const avg = totals.map((t) => Math.max(1, t / n));
-    const tf = new Map<string, number>();
+    const acc = new Float64Array(terms.length);
+    const touched: number[] = [];
+    for (let i = 0; i < terms.length; i++) {
+      this.postDocs.push([]);
+      this.postTfs.push([]);
+    }
     for (let i = 0; i < perField.length; i++) {
       const rec = perField[i]!;
-      tf.clear();
       for (let k = 0; k < active.length; k++) {
         const ts = rec[k]!;
         if (!ts.length) continue;
         const f = active[k]!;
         const inc = o.weights[f] / (1 - o.b[f] + o.b[f] * (ts.length / avg[k]!));
-        for (const t of ts) tf.set(t, (tf.get(t) ?? 0) + inc);
+        for (const t of ts) {
+          if (acc[t] === 0) touched.push(t);
+          acc[t] += inc;
+        }
       }
-      for (const [t, v] of tf) {
-        let p = this.postings.get(t);
-        if (!p) this.postings.set(t, (p = { docs: [], tfs: [] }));
-        p.docs.push(i);
-        p.tfs.push(v);
+      for (const t of touched) {
+        this.postDocs[t]!.push(i);
+        this.postTfs[t]!.push(acc[t]!);
+        acc[t] = 0;
       }
+      touched.length = 0;
     }
-    for (const [t, p] of this.postings) this.idf.set(t, Math.log(1 + (n - p.docs.length + 0.5) / (p.docs.length + 0.5)));
-    this.vocab = [...this.postings.keys()].sort();
+    this.idfs = new Float64Array(terms.length);
+    for (let t = 0; t < terms.length; t++) {
+      const df = this.postDocs[t]!.length;
+      this.idfs[t] = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    }
+    this.vocab = [...terms].sort();
     this.buildMs = performance.now() - t0;
   }
 
@@ -270,7 +306,7 @@ export class ToolIndex {
         // … and vocabulary words the query word extends (at least 4 letters)
         for (let len = t.length - 1; len >= 4; len--) {
           const p = t.slice(0, len);
-          if (this.postings.has(p)) put(p, o.prefix);
+          if (this.termId.has(p)) put(p, o.prefix);
         }
       }
     }
@@ -326,12 +362,12 @@ export class ToolIndex {
     const touched: number[] = [];
     const allowed = filter ? this.docs.map((d, i) => filter(d, i)) : undefined;
     for (const [t, w] of q) {
-      const p = this.postings.get(t);
-      if (!p) continue;
-      const idf = this.idf.get(t)!;
+      const id = this.termId.get(t);
+      if (id === undefined) continue;
+      const idf = this.idfs[id]!;
       const isBase = base.has(t);
-      const docs = p.docs;
-      const tfs = p.tfs;
+      const docs = this.postDocs[id]!;
+      const tfs = this.postTfs[id]!;
       for (let j = 0; j < docs.length; j++) {
         const d = docs[j]!;
         if (allowed && !allowed[d]) continue;

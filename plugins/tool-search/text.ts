@@ -69,10 +69,20 @@ function classOf(text: string, i: number): number {
  */
 export function words(text: string): string[] {
   const out: string[] = [];
-  if (!text) return out;
+  forEachWord(text, (w) => out.push(w));
+  return out;
+}
+
+/** `words` without the array: calls `fn` with each lower-case word. */
+export function forEachWord(text: string, fn: (w: string) => void): void {
+  if (!text) return;
+  const out = { push: fn };
   const n = text.length;
   const lower = text.toLowerCase();
-  if (lower.length !== n) return wordsSlow(text);
+  if (lower.length !== n) {
+    for (const w of wordsSlow(text)) fn(w);
+    return;
+  }
   let s = -1;
   let prev = 0;
   let prev2 = 0;
@@ -96,7 +106,6 @@ export function words(text: string): string[] {
     prev = cls;
   }
   if (s >= 0) out.push(lower.slice(s));
-  return out;
 }
 
 /** Texts whose lower-casing changes length (rare Unicode): split per original word, then lower-case. */
