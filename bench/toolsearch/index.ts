@@ -99,46 +99,7 @@ export async function run(argv: string[] = []): Promise<unknown> {
   const out: string[] = ["# ToolSearch retrieval benchmark", "", "ours = plugins/tool-search/rank.ts defaults; bm25 = plain BM25 (k1 1.2, b 0.75) over name + description, lower-case words, computed in this run."];
   const sets = [loadToolsearch(), loadLiveMcpBench(), loadMetaTool(), loadMetaToolMulti()];
   const results: Record<string, unknown> = {};
-  for (const set of sets) {
-    const baseDocs = set.docs.map((d) => ({ name: d.name, shortName: d.shortName, description: d.description }));
-    const ours = evaluate(set, new ToolIndex(set.docs));
-    const base = evaluate(set, new ToolIndex(baseDocs, PLAIN_BM25));
-    report(set, ours, base, out);
-    results[set.name] = { ours, bm25: base };
-    if (ablate) {
-      const variants: Array<[string, Partial<RankOptions>]> = [
-        ["no synonyms", { synonyms: 0 }],
-        ["no prefix", { prefix: 0 }],
-        ["no coverage", { coverage: 0 }],
-        ["no value chunks", { valueWeight: 1 }],
-        ["value weight 0", { valueWeight: 0 }],
-        ["no server boost", { serverBoost: 0 }],
-        ["server boost 1", { serverBoost: 1 }],
-        ["no name coverage", { nameCoverage: 0 }],
-        ["name coverage 1", { nameCoverage: 1 }],
-        ["name b 0.75", { b: { ...DEFAULT_OPTIONS.b, name: 0.75 } }],
-        ["name weight 5", { weights: { ...DEFAULT_OPTIONS.weights, name: 5 } }],
-        ["k1 2", { k1: 2 }],
-        ["synonyms 0.6", { synonyms: 0.6 }],
-        ["no stemming", { stemming: false }],
-        ["light stemming", { stemming: "light" }],
-        ["light stemming, prefix 0", { stemming: "light", prefix: 0 }],
-        ["light stemming, prefix 0.6", { stemming: "light", prefix: 0.6 }],
-        ["no params fields", { weights: { ...DEFAULT_OPTIONS.weights, params: 0, paramDesc: 0 } }],
-        ["no server field", { weights: { ...DEFAULT_OPTIONS.weights, server: 0 } }],
-        ["no lead field", { weights: { ...DEFAULT_OPTIONS.weights, lead: 0 } }],
-        ["no server description field", { weights: { ...DEFAULT_OPTIONS.weights, serverInfo: 0 } }],
-        ["server description 0.6", { weights: { ...DEFAULT_OPTIONS.weights, serverInfo: 0.6 } }],
-      ];
-      const lines: string[] = [];
-      for (const [label, o] of variants) {
-        const m = evaluate(set, new ToolIndex(set.docs, o)).all;
-        lines.push(`| ${label} | ${f(m.r1)} | ${f(m.r5)} | ${f(m.mrr)} |`);
-      }
-      out.push(`\nAblation (${set.name}): defaults R@1 ${f(ours.all.r1)} R@5 ${f(ours.all.r5)} MRR ${f(ours.all.mrr)}`, `| variant | R@1 | R@5 | MRR@10 |`, `|---|---|---|---|`, ...lines);
-    }
-  }
-
+  const scaleOut: string[] = [];
   // Scale: 10,000 tools.
   const big = synthesise([sets[0]!, sets[1]!], 10_000);
   const builds: number[] = [];
@@ -181,11 +142,54 @@ export async function run(argv: string[] = []): Promise<unknown> {
     queryMsP95: percentile(lat, 95),
     queryMsP50ToolsearchQueries: percentile(shortLat, 50),
   };
-  out.push(
+  scaleOut.push(
     `\n## Scale: ${scale.tools} tools (toolsearch + livemcpbench corpora replicated under renamed servers)`,
     `index build: median ${scale.buildMsMedian.toFixed(1)} ms wall, best ${scale.buildMsMin.toFixed(1)} ms, median ${scale.buildCpuMsMedian.toFixed(1)} ms CPU (first, cold: ${scale.buildMsFirst!.toFixed(1)} ms) — target < 300 ms; machine load average ${load.toFixed(1)} on ${scale.cpus} CPUs`,
     `query latency over ${lat.length} queries: p50 ${scale.queryMsP50.toFixed(3)} ms, p95 ${scale.queryMsP95.toFixed(3)} ms (toolsearch queries alone p50 ${scale.queryMsP50ToolsearchQueries.toFixed(3)} ms) — target p50 < 2 ms`,
   );
+
+
+  for (const set of sets) {
+    const baseDocs = set.docs.map((d) => ({ name: d.name, shortName: d.shortName, description: d.description }));
+    const ours = evaluate(set, new ToolIndex(set.docs));
+    const base = evaluate(set, new ToolIndex(baseDocs, PLAIN_BM25));
+    report(set, ours, base, out);
+    results[set.name] = { ours, bm25: base };
+    if (ablate) {
+      const variants: Array<[string, Partial<RankOptions>]> = [
+        ["no synonyms", { synonyms: 0 }],
+        ["no prefix", { prefix: 0 }],
+        ["no coverage", { coverage: 0 }],
+        ["no value chunks", { valueWeight: 1 }],
+        ["value weight 0", { valueWeight: 0 }],
+        ["no server boost", { serverBoost: 0 }],
+        ["server boost 1", { serverBoost: 1 }],
+        ["no name coverage", { nameCoverage: 0 }],
+        ["name coverage 1", { nameCoverage: 1 }],
+        ["name b 0.75", { b: { ...DEFAULT_OPTIONS.b, name: 0.75 } }],
+        ["name weight 5", { weights: { ...DEFAULT_OPTIONS.weights, name: 5 } }],
+        ["k1 2", { k1: 2 }],
+        ["synonyms 0.6", { synonyms: 0.6 }],
+        ["no stemming", { stemming: false }],
+        ["light stemming", { stemming: "light" }],
+        ["light stemming, prefix 0", { stemming: "light", prefix: 0 }],
+        ["light stemming, prefix 0.6", { stemming: "light", prefix: 0.6 }],
+        ["no params fields", { weights: { ...DEFAULT_OPTIONS.weights, params: 0, paramDesc: 0 } }],
+        ["no server field", { weights: { ...DEFAULT_OPTIONS.weights, server: 0 } }],
+        ["no lead field", { weights: { ...DEFAULT_OPTIONS.weights, lead: 0 } }],
+        ["no server description field", { weights: { ...DEFAULT_OPTIONS.weights, serverInfo: 0 } }],
+        ["server description 0.6", { weights: { ...DEFAULT_OPTIONS.weights, serverInfo: 0.6 } }],
+      ];
+      const lines: string[] = [];
+      for (const [label, o] of variants) {
+        const m = evaluate(set, new ToolIndex(set.docs, o)).all;
+        lines.push(`| ${label} | ${f(m.r1)} | ${f(m.r5)} | ${f(m.mrr)} |`);
+      }
+      out.push(`\nAblation (${set.name}): defaults R@1 ${f(ours.all.r1)} R@5 ${f(ours.all.r5)} MRR ${f(ours.all.mrr)}`, `| variant | R@1 | R@5 | MRR@10 |`, `|---|---|---|---|`, ...lines);
+    }
+  }
+
+  out.push(...scaleOut);
 
   // Turn-one tokens on the 485-tool corpus.
   const tools = sets[0]!.docs.map((d) => ({ name: `mcp__${d.server}__${d.shortName}`, description: d.description ?? "", inputSchema: d.inputSchema ?? { type: "object" } }));
