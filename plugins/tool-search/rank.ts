@@ -58,13 +58,14 @@ export interface RankOptions {
 }
 
 export const DEFAULT_OPTIONS: RankOptions = {
-  weights: { name: 3, server: 1.5, serverInfo: 0.3, hint: 2, lead: 1, desc: 1, params: 0.5, paramDesc: 0.25 },
+  // Tuned on the toolsearch dev set (random search over these knobs), checked on LiveMCPBench and MetaTool.
+  weights: { name: 4, server: 2.5, serverInfo: 0.3, hint: 2, lead: 2, desc: 0.5, params: 0.5, paramDesc: 0.5 },
   b: { name: 0.3, server: 0, serverInfo: 0.75, hint: 0.5, lead: 0.5, desc: 0.75, params: 0.5, paramDesc: 0.75 },
-  k1: 1.2,
-  synonyms: 0.35,
+  k1: 1.6,
+  synonyms: 0.5,
   prefix: 0.4,
-  coverage: 0.5,
-  nameCoverage: 0.5,
+  coverage: 2,
+  nameCoverage: 0.25,
   valueWeight: 0.3,
   serverBoost: 0.5,
   stemming: "porter",

@@ -94,6 +94,44 @@ star favorite bookmark
 label labels tag tags
 assign assignee owner
 review reviewer approve approval
+car cars vehicle vehicles auto automobile dealer
+house home apartment rent rental property realestate estate
+health medical medicine doctor symptom symptoms disease
+fitness exercise workout gym training
+diet nutrition calorie calories
+pet pets dog dogs cat cats
+kid kids child children parent parenting
+learn learning course courses tutorial lesson lessons study education teach
+write writing essay copywriting copy text
+code coding programming developer program
+design designer graphic graphics logo
+quiz trivia question questions
+horoscope astrology zodiac
+sport sports football soccer basketball baseball score scores
+law legal lawyer attorney contract
+tax taxes
+resume cv
+insurance insure
+loan loans mortgage credit
+bank banking
+gift gifts present presents
+wine drink drinks beverage cocktail
+restaurant restaurants dining dine eat
+event events ticket tickets concert show
+podcast podcasts episode
+speech voice speak
+time clock timezone date
+calculate calculator math compute arithmetic formula
+dictionary definition meaning define
+joke jokes funny humor
+fact facts
+plant plants garden gardening
+deal deals discount discounts coupon coupons sale
+review reviews rating ratings
+compare comparison versus
+recommend recommendation recommendations suggest suggestion
+history historical
+convert converter conversion
 `;
 
 /** word → the other words of its groups. */
