@@ -27,7 +27,7 @@ k8s kubernetes kube
 pod pods container
 db database sql postgres postgresql
 doc docs document documentation reference manual guide
-img image picture photo screenshot capture snapshot
+img image picture photo screenshot capture
 screen page viewport
 page webpage website site url link web
 web internet online
