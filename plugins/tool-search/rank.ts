@@ -12,7 +12,7 @@
  * option so the benchmark can measure what it pays (bench/toolsearch prints the ablation).
  */
 import type { JsonSchema } from "../../core/index.ts";
-import { stem, lightStem, terms, words, forEachWord, STOP_WORDS } from "./text.ts";
+import { stem, lightStem, terms, words, forEachWordSpan, SpanTable, STOP_WORDS } from "./text.ts";
 import { SYNONYMS } from "./synonyms.ts";
 
 export interface SearchDoc {
@@ -185,7 +185,7 @@ export class ToolIndex {
     const o = (this.options = { ...DEFAULT_OPTIONS, ...options });
     const an = analyzer(o);
     // raw text → term ids, with a word → id cache (each distinct word is analysed once)
-    const wordId = new Map<string, number>();
+    const wordId = new SpanTable();
     const terms: string[] = [];
     const idOfTerm = (t: string): number => {
       let id = this.termId.get(t);
@@ -196,19 +196,21 @@ export class ToolIndex {
       }
       return id;
     };
+    let out: number[] = [];
+    const add = (lower: string, s: number, e: number) => {
+      let id = wordId.get(lower, s, e);
+      if (id === undefined) {
+        const w = lower.slice(s, e);
+        const t = an(w);
+        id = t.length === 1 ? idOfTerm(t[0]!) : -1;
+        wordId.set(w, id);
+      }
+      if (id >= 0) out.push(id);
+    };
     const ids = (text: string): number[] => {
-      const out: number[] = [];
-      const add = (w: string) => {
-        let id = wordId.get(w);
-        if (id === undefined) {
-          const t = an(w);
-          id = t.length === 1 ? idOfTerm(t[0]!) : -1;
-          wordId.set(w, id);
-        }
-        if (id >= 0) out.push(id);
-      };
-      if (o.analyzer === "plain") plainWords(text).forEach(add);
-      else forEachWord(text, add);
+      out = [];
+      if (o.analyzer === "plain") for (const w of plainWords(text)) add(w, 0, w.length);
+      else forEachWordSpan(text, add);
       return out;
     };
     const active = FIELDS.filter((f) => o.weights[f] > 0);

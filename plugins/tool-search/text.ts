@@ -75,12 +75,19 @@ export function words(text: string): string[] {
 
 /** `words` without the array: calls `fn` with each lower-case word. */
 export function forEachWord(text: string, fn: (w: string) => void): void {
+  forEachWordSpan(text, (lower, s, e) => fn(lower.slice(s, e)));
+}
+
+/**
+ * The tokenizer core: calls `fn(lower, start, end)` for each word, where `lower` is the lower-cased
+ * text (same length as the input). Lets a caller look words up without allocating a string each.
+ */
+export function forEachWordSpan(text: string, fn: (lower: string, start: number, end: number) => void): void {
   if (!text) return;
-  const out = { push: fn };
   const n = text.length;
   const lower = text.toLowerCase();
   if (lower.length !== n) {
-    for (const w of wordsSlow(text)) fn(w);
+    for (const w of wordsSlow(text)) fn(w, 0, w.length);
     return;
   }
   let s = -1;
@@ -89,23 +96,82 @@ export function forEachWord(text: string, fn: (w: string) => void): void {
   for (let i = 0; i < n; i++) {
     const cls = classOf(text, i);
     if (cls === 0) {
-      if (s >= 0) out.push(lower.slice(s, i));
+      if (s >= 0) fn(lower, s, i);
       s = -1;
       prev = prev2 = 0;
       continue;
     }
     if (s < 0) s = i;
     else if ((cls === 3) !== (prev === 3) || (prev === 1 && cls === 2)) {
-      out.push(lower.slice(s, i));
+      fn(lower, s, i);
       s = i;
     } else if (prev === 2 && cls === 1 && prev2 === 2 && i - 1 > s) {
-      out.push(lower.slice(s, i - 1));
+      fn(lower, s, i - 1);
       s = i - 1;
     }
     prev2 = prev;
     prev = cls;
   }
-  if (s >= 0) out.push(lower.slice(s));
+  if (s >= 0) fn(lower, s, n);
+}
+
+/**
+ * word → value table probed with a span of a string (no substring allocated on a hit): open addressing
+ * on an FNV-1a hash of the span's char codes.
+ */
+export class SpanTable {
+  private keys: (string | undefined)[];
+  private vals: Int32Array;
+  private mask: number;
+  private count = 0;
+  constructor(capacityPow2 = 1 << 14) {
+    this.keys = new Array(capacityPow2);
+    this.vals = new Int32Array(capacityPow2);
+    this.mask = capacityPow2 - 1;
+  }
+  private static hash(str: string, s: number, e: number): number {
+    let h = 0x811c9dc5;
+    for (let i = s; i < e; i++) h = Math.imul(h ^ str.charCodeAt(i), 0x01000193);
+    return h >>> 0;
+  }
+  /** The value for str[s, e), or undefined. */
+  get(str: string, s: number, e: number): number | undefined {
+    const len = e - s;
+    for (let i = SpanTable.hash(str, s, e) & this.mask; ; i = (i + 1) & this.mask) {
+      const k = this.keys[i];
+      if (k === undefined) return undefined;
+      if (k.length === len) {
+        let j = 0;
+        while (j < len && k.charCodeAt(j) === str.charCodeAt(s + j)) j++;
+        if (j === len) return this.vals[i];
+      }
+    }
+  }
+  set(key: string, val: number): void {
+    if ((this.count + 1) * 2 > this.keys.length) this.grow();
+    for (let i = SpanTable.hash(key, 0, key.length) & this.mask; ; i = (i + 1) & this.mask) {
+      const k = this.keys[i];
+      if (k === undefined) {
+        this.keys[i] = key;
+        this.vals[i] = val;
+        this.count++;
+        return;
+      }
+      if (k === key) {
+        this.vals[i] = val;
+        return;
+      }
+    }
+  }
+  private grow(): void {
+    const keys = this.keys;
+    const vals = this.vals;
+    this.keys = new Array(keys.length * 2);
+    this.vals = new Int32Array(keys.length * 2);
+    this.mask = keys.length * 2 - 1;
+    this.count = 0;
+    for (let i = 0; i < keys.length; i++) if (keys[i] !== undefined) this.set(keys[i]!, vals[i]!);
+  }
 }
 
 /** Texts whose lower-casing changes length (rare Unicode): split per original word, then lower-case. */
