@@ -46,9 +46,18 @@ export function anthropicTool(t: ToolLike, deferLoading = false): AnthropicTool 
   return out;
 }
 
-/** Tokens a tool's definition costs in the prompt (its Anthropic JSON, o200k). */
+const tokenCache = new Map<string, number>();
+
+/** Tokens a tool's definition costs in the prompt (its Anthropic JSON, o200k). Cached by definition text across rebuilds. */
 export function toolTokens(t: ToolLike): number {
-  return countTokens(JSON.stringify(anthropicTool(t)));
+  const json = JSON.stringify(anthropicTool(t));
+  let n = tokenCache.get(json);
+  if (n === undefined) {
+    n = countTokens(json);
+    if (tokenCache.size > 20_000) tokenCache.clear();
+    tokenCache.set(json, n);
+  }
+  return n;
 }
 
 export function anthropicToolsTokens(tools: readonly ToolLike[]): number {
