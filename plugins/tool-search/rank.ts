@@ -197,10 +197,10 @@ export class ToolIndex {
       return id;
     };
     let out: number[] = [];
-    const add = (lower: string, s: number, e: number) => {
-      let id = wordId.get(lower, s, e);
+    const add = (str: string, s: number, e: number) => {
+      let id = wordId.get(str, s, e);
       if (id === undefined) {
-        const w = lower.slice(s, e);
+        const w = str.slice(s, e).toLowerCase();
         const t = an(w);
         id = t.length === 1 ? idOfTerm(t[0]!) : -1;
         wordId.set(w, id);

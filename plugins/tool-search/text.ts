@@ -75,20 +75,26 @@ export function words(text: string): string[] {
 
 /** `words` without the array: calls `fn` with each lower-case word. */
 export function forEachWord(text: string, fn: (w: string) => void): void {
-  forEachWordSpan(text, (lower, s, e) => fn(lower.slice(s, e)));
+  forEachWordSpan(text, (str, s, e) => fn(str.slice(s, e).toLowerCase()));
 }
 
+const NON_ASCII = /[^\x00-\x7f]/;
+
 /**
- * The tokenizer core: calls `fn(lower, start, end)` for each word, where `lower` is the lower-cased
- * text (same length as the input). Lets a caller look words up without allocating a string each.
+ * The tokenizer core: calls `fn(str, start, end)` for each word. `str` is the text itself when it is
+ * ASCII (the word may have upper-case letters: fold ASCII case when reading it) or a lower-cased copy.
+ * Lets a caller look words up without allocating a string each.
  */
-export function forEachWordSpan(text: string, fn: (lower: string, start: number, end: number) => void): void {
+export function forEachWordSpan(text: string, fn: (str: string, start: number, end: number) => void): void {
   if (!text) return;
   const n = text.length;
-  const lower = text.toLowerCase();
-  if (lower.length !== n) {
-    for (const w of wordsSlow(text)) fn(w, 0, w.length);
-    return;
+  let lower = text;
+  if (NON_ASCII.test(text)) {
+    lower = text.toLowerCase();
+    if (lower.length !== n) {
+      for (const w of wordsSlow(text)) fn(w, 0, w.length);
+      return;
+    }
   }
   let s = -1;
   let prev = 0;
@@ -129,12 +135,16 @@ export class SpanTable {
     this.vals = new Int32Array(capacityPow2);
     this.mask = capacityPow2 - 1;
   }
+  /** FNV-1a over char codes with ASCII upper-case folded to lower-case. */
   private static hash(str: string, s: number, e: number): number {
     let h = 0x811c9dc5;
-    for (let i = s; i < e; i++) h = Math.imul(h ^ str.charCodeAt(i), 0x01000193);
+    for (let i = s; i < e; i++) {
+      const c = str.charCodeAt(i);
+      h = Math.imul(h ^ (c >= 65 && c <= 90 ? c + 32 : c), 0x01000193);
+    }
     return h >>> 0;
   }
-  /** The value for str[s, e), or undefined. */
+  /** The value for str[s, e) (ASCII case-insensitive; keys are lower-case), or undefined. */
   get(str: string, s: number, e: number): number | undefined {
     const len = e - s;
     for (let i = SpanTable.hash(str, s, e) & this.mask; ; i = (i + 1) & this.mask) {
@@ -142,7 +152,11 @@ export class SpanTable {
       if (k === undefined) return undefined;
       if (k.length === len) {
         let j = 0;
-        while (j < len && k.charCodeAt(j) === str.charCodeAt(s + j)) j++;
+        while (j < len) {
+          const c = str.charCodeAt(s + j);
+          if (k.charCodeAt(j) !== (c >= 65 && c <= 90 ? c + 32 : c)) break;
+          j++;
+        }
         if (j === len) return this.vals[i];
       }
     }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseQuery, search, buildDeferredIndex } from "../../plugins/tool-search/search.ts";
 import { ToolIndex } from "../../plugins/tool-search/rank.ts";
-import { words, terms } from "../../plugins/tool-search/text.ts";
+import { words, terms, SpanTable } from "../../plugins/tool-search/text.ts";
 import { fakeTool, GITHUB, SLACK, GITLAB } from "./fixtures.ts";
 
 const tools = [...GITHUB, ...SLACK, ...GITLAB].map((t) => fakeTool(t, "fake"));
@@ -84,6 +84,23 @@ describe("ranking", () => {
       { name: "a", description: "same words here" },
     ];
     expect(new ToolIndex(docs).search("same words").map((h) => h.name)).toEqual(["b", "a"]);
+  });
+
+  it("matches regardless of case and script (ASCII fast path and Unicode path)", () => {
+    const docs = [
+      { name: "upper", description: "CREATE a NEW Issue in the TRACKER" },
+      { name: "unicode", description: "Ärger mit Überweisungen prüfen" },
+      { name: "other", description: "something unrelated entirely" },
+    ];
+    const ix2 = new ToolIndex(docs);
+    expect(ix2.search("create new issue tracker")[0]!.name).toBe("upper");
+    expect(ix2.search("überweisungen")[0]!.name).toBe("unicode");
+    const t = new SpanTable(4);
+    t.set("issue", 7);
+    expect(t.get("AN ISSUE", 3, 8)).toBe(7);
+    expect(t.get("an issues", 3, 9)).toBeUndefined();
+    for (let i = 0; i < 100; i++) t.set(`w${i}`, i); // grows
+    expect(t.get("xW42x", 1, 4)).toBe(42);
   });
 
   it("returns nothing for words no tool has, and respects the limit", () => {
