@@ -206,3 +206,4 @@ export async function run(argv: string[] = []): Promise<unknown> {
   else console.log(out.join("\n"));
   return result;
 }
+export default run;
