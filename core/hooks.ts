@@ -155,7 +155,9 @@ export function instrument<H extends { intercept: Function; name?: string }>(
 }
 
 function isWaterfall(hook: unknown): boolean {
-  return hook instanceof SyncWaterfallHook || hook instanceof AsyncSeriesWaterfallHook;
+  // tapable's hook classes are factories with a null prototype: compare constructors, not instanceof.
+  const c = (hook as { constructor?: unknown }).constructor;
+  return c === SyncWaterfallHook || c === AsyncSeriesWaterfallHook;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -179,12 +181,17 @@ export interface PermissionRuleUpdate {
   behavior: "allow" | "deny" | "ask";
   rule: string;
   destination: "session" | "localSettings" | "projectSettings";
+  /** The call that was approved ("allow always"), so the rule can be narrowed to it (e.g. one Bash command). */
+  tool?: string;
+  input?: unknown;
 }
 
 function hostHookDefs(sink: ProblemSink) {
   const h = {
     /** AsyncSeriesWaterfall: add or remove plugin sources before manifests are read. */
     discover: instrument(new AsyncSeriesWaterfallHook<[PluginSource[]]>(["sources"]), "host.discover", "isolate", sink),
+    /** A manifest (or settings source) was read and schema-checked; observers only. */
+    manifestLoaded: instrument(new SyncHook<[LoadedPlugin]>(["plugin"]), "host.manifestLoaded", "isolate", sink),
     /** SyncWaterfall: extra validation of a loaded manifest; return more problems. */
     validateManifest: instrument(
       new SyncWaterfallHook<[ProblemReport[], LoadedPlugin]>(["problems", "plugin"]),
