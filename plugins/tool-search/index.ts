@@ -38,9 +38,13 @@ export default definePlugin({
         collector.add(tool);
       });
 
+      // Sees the whole list before the defer phase: measure for `auto`, and offer ToolSearch only when
+      // this policy defers at least one tool (nothing to search → no ToolSearch, no tokens spent on it).
       build.hooks.sort.tap(PLUGIN_NAME, (tools) => {
         policy.measure(tools);
-        return tools;
+        const isSelf = (t: Tool) => t.name === TOOL_SEARCH_NAME && t.plugin === PLUGIN_NAME;
+        if (tools.some((t) => !isSelf(t) && !policy.alwaysLoad(t) && policy.policy(t)?.defer === true)) return tools;
+        return tools.filter((t) => !isSelf(t));
       });
 
       build.hooks.defer.tap({ name: PLUGIN_NAME, stage: DEFER_STAGE_ALWAYS_LOAD }, (tool) => policy.alwaysLoad(tool));

@@ -4,9 +4,10 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createHost, type Host, type HostOptions } from "../../core/index.ts";
 import { search, indexFor } from "../../plugins/tool-search/search.ts";
-import { toAnthropicTools, toOpenAITools, toMcpTools, toolReferenceBlocks } from "../../plugins/tool-search/adapters.ts";
+import { toAnthropicTools, toOpenAITools, toMcpTools, toolReferenceBlocks, poolTokens, toolTokens } from "../../plugins/tool-search/adapters.ts";
 import { toolsJson } from "../../core/cli/commands/tools.ts";
 import { fakeMcpPlugin, GITHUB, SLACK, type FakeTool } from "./fixtures.ts";
+import toolSearchPlugin from "../../plugins/tool-search/index.ts";
 
 const hosts: Host[] = [];
 afterEach(async () => {
@@ -17,8 +18,9 @@ function tmpdir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), "toolhost-ts-"));
 }
 
+/** A host with only the tool-search plugin and a fake MCP source (the bundled built-ins would add eager tools). */
 async function host(tools: () => FakeTool[], opts: Partial<HostOptions> = {}): Promise<Host> {
-  const h = await createHost({ cwd: opts.cwd ?? tmpdir(), plugins: [fakeMcpPlugin("fake-mcp", tools)], ...opts });
+  const h = await createHost({ cwd: opts.cwd ?? tmpdir(), bundled: false, plugins: [toolSearchPlugin, fakeMcpPlugin("fake-mcp", tools)], ...opts });
   hosts.push(h);
   return h;
 }
@@ -32,9 +34,17 @@ describe("deferral decisions are explained", () => {
     const e = h.explain(G("list_issues"));
     expect(e).toMatchObject({ status: "deferred", rule: "mcp: deferred by default", plugin: "tool-search" });
     expect(e.reason).toMatch(/MCP tools are deferred by default \(server github\)/);
-    expect(h.explain("ToolSearch")).toMatchObject({ status: "loaded", rule: "toolSearch: self", plugin: "tool-search" });
+    expect(h.explain("ToolSearch")).toMatchObject({ status: "loaded", rule: "toolSearch: self", plugin: "tool-search", file: null });
     expect(h.pool.tools.map((t) => t.name)).toEqual(["ToolSearch"]);
     expect(h.pool.deferred).toHaveLength(GITHUB.length);
+  });
+
+  it("ToolSearch is offered only when something is deferred", async () => {
+    const h = await host(() => [{ server: "", name: "PlainTool", description: "plain", origin: "plugin" }]);
+    expect(h.pool.byName.has("ToolSearch")).toBe(false);
+    expect(h.pool.deferred).toHaveLength(0);
+    const all = await host(() => [{ server: "a", name: "x", description: "x", alwaysLoad: true }]);
+    expect(all.pool.byName.has("ToolSearch")).toBe(false);
   });
 
   it("shouldDefer defers a non-MCP tool; a plain plugin tool stays loaded", async () => {
@@ -217,5 +227,7 @@ describe("provider adapters and tokens", () => {
     const eager = j.tools.filter((t) => !t.deferred).reduce((n, t) => n + t.tokens, 0);
     const deferred = j.tools.filter((t) => t.deferred).reduce((n, t) => n + t.tokens, 0);
     expect(j.tokens).toEqual({ eager, deferred });
+    expect(j.tokens).toEqual({ eager: poolTokens(h.pool).eager, deferred: poolTokens(h.pool).deferred });
+    for (const t of h.pool.deferred) expect(j.tools.find((x) => x.name === t.name)!.tokens).toBe(toolTokens(t));
   });
 });

@@ -1,6 +1,25 @@
+import path from "node:path";
 import type { Command } from "../context.ts";
 import { UsageError } from "../args.ts";
-import { buildDeferredIndex, indexFor, search } from "../../../plugins/tool-search/search.ts";
+import { PACKAGE_ROOT } from "../../host.ts";
+import type { PoolSnapshot, Tool } from "../../index.ts";
+
+/** What `toolhost search` uses from the bundled tool-search plugin (loaded by path so core's types stay core-only). */
+interface SearchApi {
+  indexFor(pool: PoolSnapshot): { tools: readonly Tool[] };
+  buildDeferredIndex(generation: number, tools: readonly Tool[]): { tools: readonly Tool[] };
+  search(
+    ix: unknown,
+    query: string,
+    limit: number,
+    pool?: PoolSnapshot,
+  ): { tools: Array<{ name: string; score: number }>; unresolved: string[]; ambiguous: Array<{ name: string; candidates: string[] }>; alreadyLoaded: string[]; suggestions: string[] };
+}
+
+export async function loadSearchApi(): Promise<SearchApi> {
+  const file = path.join(PACKAGE_ROOT, "plugins", "tool-search", "search.ts");
+  return (await import(file)) as SearchApi;
+}
 
 /**
  * `toolhost search '<query>' [--json] [--limit N] [--all]`: rank the deferred tools exactly as the
@@ -17,11 +36,12 @@ export const searchCommand: Command = {
     const rawLimit = ctx.args.flags.limit;
     const limit = rawLimit === undefined ? 5 : Number(rawLimit);
     if (!Number.isInteger(limit) || limit < 1) throw new UsageError(`--limit must be a positive integer; got ${JSON.stringify(rawLimit)}`);
+    const api = await loadSearchApi();
     const host = await ctx.host();
     try {
       const pool = host.pool;
-      const ix = ctx.args.flags.all === true ? buildDeferredIndex(pool.generation, [...pool.tools, ...pool.deferred]) : indexFor(pool);
-      const o = search(ix, query, limit, pool);
+      const ix = ctx.args.flags.all === true ? api.buildDeferredIndex(pool.generation, [...pool.tools, ...pool.deferred]) : api.indexFor(pool);
+      const o = api.search(ix, query, limit, pool);
       if (ctx.json) {
         ctx.io.out(
           JSON.stringify(
