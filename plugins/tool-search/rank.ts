@@ -171,12 +171,17 @@ export class ToolIndex {
   readonly options: RankOptions;
   /** term (stem) → id; postings and idf are indexed by id. */
   private readonly termId = new Map<string, number>();
+  private readonly terms: string[] = [];
   private readonly postDocs: number[][] = [];
   private readonly postTfs: number[][] = [];
   private idfs: Float64Array;
   private vocab: string[] = [];
-  private readonly nameTerms: string[][] = [];
-  private readonly serverTerms: string[][] = [];
+  /** Term ids of every field of every tool, in one buffer; `ranges` holds [start, end) per (doc, field). */
+  private buf: Int32Array;
+  private ranges: Int32Array;
+  private readonly nameSlot: number;
+  private readonly serverSlot: number;
+  private readonly slots: number;
   readonly buildMs: number;
 
   constructor(docs: readonly SearchDoc[], options: Partial<RankOptions> = {}) {
@@ -184,9 +189,9 @@ export class ToolIndex {
     this.docs = docs;
     const o = (this.options = { ...DEFAULT_OPTIONS, ...options });
     const an = analyzer(o);
+    const terms = this.terms;
     // raw text → term ids, with a word → id cache (each distinct word is analysed once)
     const wordId = new SpanTable();
-    const terms: string[] = [];
     const idOfTerm = (t: string): number => {
       let id = this.termId.get(t);
       if (id === undefined) {
@@ -196,7 +201,8 @@ export class ToolIndex {
       }
       return id;
     };
-    let out: number[] = [];
+    let buf = new Int32Array(1 << 16);
+    let len = 0;
     const add = (str: string, s: number, e: number) => {
       let id = wordId.get(str, s, e);
       if (id === undefined) {
@@ -205,50 +211,72 @@ export class ToolIndex {
         id = t.length === 1 ? idOfTerm(t[0]!) : -1;
         wordId.set(w, id);
       }
-      if (id >= 0) out.push(id);
+      if (id < 0) return;
+      if (len === buf.length) {
+        const nb = new Int32Array(buf.length * 2);
+        nb.set(buf);
+        buf = nb;
+      }
+      buf[len++] = id;
     };
-    const ids = (text: string): number[] => {
-      out = [];
+    const analyse = (text: string) => {
+      if (!text) return;
       if (o.analyzer === "plain") for (const w of plainWords(text)) add(w, 0, w.length);
       else forEachWordSpan(text, add);
-      return out;
     };
     const active = FIELDS.filter((f) => o.weights[f] > 0);
-    const perField: number[][][] = [];
-    const totals = new Array<number>(active.length).fill(0);
-    const ni = active.indexOf("name");
-    const si = active.indexOf("server");
-    for (const d of docs) {
-      const ft = fieldTexts(d, o);
-      const rec: number[][] = [];
-      // the lead sentence is a prefix of the description ending at a separator: analyse it once
-      const leadIds = ft.lead && (o.weights.lead || o.weights.desc) ? ids(ft.lead) : [];
-      for (let k = 0; k < active.length; k++) {
-        const f = active[k]!;
-        const ts = f === "lead" ? leadIds : f === "desc" ? (ft.lead ? leadIds.concat(ids(ft.desc.slice(ft.lead.length))) : ids(ft.desc)) : ids(ft[f]);
-        rec.push(ts);
-        totals[k] += ts.length;
+    // slots: every active field, plus name and server (always kept for the post-scoring factors)
+    const slotOf = new Map<string, number>(active.map((f, k) => [f, k]));
+    const extra: FieldName[] = [];
+    for (const f of ["name", "server"] as const) if (!slotOf.has(f)) slotOf.set(f, active.length + extra.push(f) - 1);
+    const slots = (this.slots = active.length + extra.length);
+    this.nameSlot = slotOf.get("name")!;
+    this.serverSlot = slotOf.get("server")!;
+    const ranges = (this.ranges = new Int32Array(docs.length * slots * 2));
+    const totals = new Float64Array(active.length);
+    const leadSlot = slotOf.get("lead");
+    const descSlot = slotOf.get("desc");
+    for (let i = 0; i < docs.length; i++) {
+      const ft = fieldTexts(docs[i]!, o);
+      const base = i * slots * 2;
+      // lead and the rest of the description are analysed back to back, so desc = lead ∪ rest is one range
+      if (leadSlot !== undefined || descSlot !== undefined) {
+        const s0 = len;
+        analyse(ft.lead);
+        const s1 = len;
+        analyse(ft.desc.slice(ft.lead.length));
+        if (leadSlot !== undefined) (ranges[base + leadSlot * 2] = s0), (ranges[base + leadSlot * 2 + 1] = s1);
+        if (descSlot !== undefined) (ranges[base + descSlot * 2] = s0), (ranges[base + descSlot * 2 + 1] = len);
       }
-      perField.push(rec);
-      this.nameTerms.push((ni >= 0 && rec[ni]!.length ? rec[ni]! : ids(ft.name)).map((i) => terms[i]!));
-      this.serverTerms.push(si >= 0 ? rec[si]!.map((i) => terms[i]!) : []);
+      for (let k = 0; k < slots; k++) {
+        const f = k < active.length ? active[k]! : extra[k - active.length]!;
+        if (f === "lead" || f === "desc") continue;
+        const s0 = len;
+        analyse(ft[f]);
+        ranges[base + k * 2] = s0;
+        ranges[base + k * 2 + 1] = len;
+      }
+      for (let k = 0; k < active.length; k++) totals[k] += ranges[base + k * 2 + 1]! - ranges[base + k * 2]!;
     }
+    this.buf = buf;
     const n = Math.max(1, docs.length);
-    const avg = totals.map((t) => Math.max(1, t / n));
+    const avg = Array.from(totals, (t) => Math.max(1, t / n));
     const acc = new Float64Array(terms.length);
     const touched: number[] = [];
     for (let i = 0; i < terms.length; i++) {
       this.postDocs.push([]);
       this.postTfs.push([]);
     }
-    for (let i = 0; i < perField.length; i++) {
-      const rec = perField[i]!;
+    for (let i = 0; i < docs.length; i++) {
+      const base = i * slots * 2;
       for (let k = 0; k < active.length; k++) {
-        const ts = rec[k]!;
-        if (!ts.length) continue;
+        const s0 = ranges[base + k * 2]!;
+        const s1 = ranges[base + k * 2 + 1]!;
+        if (s1 === s0) continue;
         const f = active[k]!;
-        const inc = o.weights[f] / (1 - o.b[f] + o.b[f] * (ts.length / avg[k]!));
-        for (const t of ts) {
+        const inc = o.weights[f] / (1 - o.b[f] + o.b[f] * ((s1 - s0) / avg[k]!));
+        for (let j = s0; j < s1; j++) {
+          const t = buf[j]!;
           if (acc[t] === 0) touched.push(t);
           acc[t] += inc;
         }
@@ -267,6 +295,12 @@ export class ToolIndex {
     }
     this.vocab = [...terms].sort();
     this.buildMs = performance.now() - t0;
+  }
+
+  /** Term ids of one field slot of a tool. */
+  private slotIds(doc: number, slot: number): Int32Array {
+    const base = (doc * this.slots + slot) * 2;
+    return this.buf.subarray(this.ranges[base]!, this.ranges[base + 1]!);
   }
 
   get size(): number {
@@ -321,6 +355,16 @@ export class ToolIndex {
     const o = this.options;
     const q = this.queryTerms(query);
     const baseTerms = new Set([...q].filter(([, w]) => w === 1).map(([t]) => t));
+    const qIds = new Map<number, number>();
+    for (const [t, w] of q) {
+      const id = this.termId.get(t);
+      if (id !== undefined) qIds.set(id, w);
+    }
+    const baseIds = new Set<number>();
+    for (const t of baseTerms) {
+      const id = this.termId.get(t);
+      if (id !== undefined) baseIds.add(id);
+    }
     const r = this.score(q, baseTerms, opts.filter);
     // final score = raw × coverage factors; keep the best `limit` (ties: pool order)
     const top: Hit[] = [];
@@ -329,19 +373,19 @@ export class ToolIndex {
       let score = r.scores[i]!;
       if (o.coverage > 0 && nBase > 1) score *= 1 + (o.coverage * r.matched[i]!) / nBase;
       if (o.serverBoost > 0) {
-        const st = this.serverTerms[i]!;
-        for (const t of st) {
-          if (baseTerms.has(t)) {
+        const st = this.slotIds(i, this.serverSlot);
+        for (let j = 0; j < st.length; j++) {
+          if (baseIds.has(st[j]!)) {
             score *= 1 + o.serverBoost;
             break;
           }
         }
       }
       if (o.nameCoverage > 0) {
-        const nt = this.nameTerms[i]!;
+        const nt = this.slotIds(i, this.nameSlot);
         if (nt.length) {
           let m = 0;
-          for (const t of nt) m += q.get(t) ?? 0;
+          for (let j = 0; j < nt.length; j++) m += qIds.get(nt[j]!) ?? 0;
           score *= 1 + (o.nameCoverage * m) / nt.length;
         }
       }
@@ -385,6 +429,7 @@ export class ToolIndex {
 
   /** Name words of a tool (for `+required` checks and suggestions). */
   nameWords(index: number): readonly string[] {
-    return this.nameTerms[index] ?? [];
+    if (index < 0 || index >= this.docs.length) return [];
+    return Array.from(this.slotIds(index, this.nameSlot), (id) => this.terms[id]!);
   }
 }
