@@ -183,6 +183,8 @@ export class ToolIndex {
   private readonly serverSlot: number;
   private readonly slots: number;
   readonly buildMs: number;
+  private scratchScores?: Float64Array;
+  private scratchMatched?: Uint16Array;
 
   constructor(docs: readonly SearchDoc[], options: Partial<RankOptions> = {}) {
     const t0 = performance.now();
@@ -368,25 +370,29 @@ export class ToolIndex {
     const r = this.score(q, baseTerms, opts.filter);
     // final score = raw × coverage factors; keep the best `limit` (ties: pool order)
     const top: Hit[] = [];
+    const ranges = this.ranges;
+    const buf = this.buf;
     const nBase = baseTerms.size;
     for (const i of r.touched) {
       let score = r.scores[i]!;
       if (o.coverage > 0 && nBase > 1) score *= 1 + (o.coverage * r.matched[i]!) / nBase;
+      const base = i * this.slots * 2;
       if (o.serverBoost > 0) {
-        const st = this.slotIds(i, this.serverSlot);
-        for (let j = 0; j < st.length; j++) {
-          if (baseIds.has(st[j]!)) {
+        const s1 = ranges[base + this.serverSlot * 2 + 1]!;
+        for (let j = ranges[base + this.serverSlot * 2]!; j < s1; j++) {
+          if (baseIds.has(buf[j]!)) {
             score *= 1 + o.serverBoost;
             break;
           }
         }
       }
       if (o.nameCoverage > 0) {
-        const nt = this.slotIds(i, this.nameSlot);
-        if (nt.length) {
+        const s0 = ranges[base + this.nameSlot * 2]!;
+        const s1 = ranges[base + this.nameSlot * 2 + 1]!;
+        if (s1 > s0) {
           let m = 0;
-          for (let j = 0; j < nt.length; j++) m += qIds.get(nt[j]!) ?? 0;
-          score *= 1 + (o.nameCoverage * m) / nt.length;
+          for (let j = s0; j < s1; j++) m += qIds.get(buf[j]!) ?? 0;
+          score *= 1 + (o.nameCoverage * m) / (s1 - s0);
         }
       }
       if (top.length === limit) {
@@ -398,14 +404,19 @@ export class ToolIndex {
       while (j > 0 && (top[j - 1]!.score < score || (top[j - 1]!.score === score && top[j - 1]!.index > i))) j--;
       top.splice(j, 0, { name: this.docs[i]!.name, score, index: i });
     }
+    for (const i of r.touched) {
+      r.scores[i] = 0;
+      r.matched[i] = 0;
+    }
     return top;
   }
 
   private score(q: Map<string, number>, base: Set<string>, filter?: SearchOptions["filter"]): { scores: Float64Array; matched: Uint16Array; touched: number[] } {
     const k1 = this.options.k1;
     const n = this.docs.length;
-    const scores = new Float64Array(n);
-    const matched = new Uint16Array(n);
+    // scratch accumulators reused across queries (search is synchronous); only touched slots are reset
+    const scores = (this.scratchScores ??= new Float64Array(n));
+    const matched = (this.scratchMatched ??= new Uint16Array(n));
     const touched: number[] = [];
     const allowed = filter ? this.docs.map((d, i) => filter(d, i)) : undefined;
     for (const [t, w] of q) {
