@@ -4,6 +4,7 @@ import { tools } from "./tools.ts";
 import { explain } from "./explain.ts";
 import { check } from "./check.ts";
 import { call } from "./call.ts";
+import { searchCommand } from "./search.ts";
 import { watch } from "./watch.ts";
 
-export const commands: Command[] = [tools, explain, call, check, watch];
+export const commands: Command[] = [tools, explain, call, check, searchCommand, watch];
