@@ -73,8 +73,8 @@ export const Glob = defineTool<GlobInput>({
     const maxDepth = split.pattern.includes("**") ? Infinity : split.pattern.split("/").length - 1;
     const found: Array<{ abs: string; mtime: number }> = [];
     if (fs.existsSync(split.root)) {
-      for await (const f of walkFiles(split.root, { signal: ctx.signal, enterDir: (_rel, depth) => depth <= maxDepth })) {
-        if (isMatch(f.rel)) {
+      for await (const f of walkFiles(split.root, { signal: ctx.signal, enterDir: (_rel, depth) => depth <= maxDepth, acceptFile: isMatch })) {
+        {
           let mtime = 0;
           try {
             mtime = fs.statSync(f.abs).mtimeMs;

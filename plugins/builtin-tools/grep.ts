@@ -252,17 +252,31 @@ export async function search(
   const hits: FileHit[] = [];
   const skippedLarge: string[] = [];
   let filesSearched = 0;
+  // one reusable buffer: small files (most of a repository) cost open + read + close, no stat, no allocation
+  const scratch = Buffer.allocUnsafe(256 * 1024);
   const consider = (abs: string) => {
     let buf: Buffer;
+    let fd: number;
     try {
-      const st = fs.statSync(abs);
-      if (st.size > MAX_FILE_BYTES) {
-        skippedLarge.push(abs);
-        return;
-      }
-      buf = fs.readFileSync(abs);
+      fd = fs.openSync(abs, "r");
     } catch {
       return;
+    }
+    try {
+      const n = fs.readSync(fd, scratch, 0, scratch.length, 0);
+      if (n < scratch.length) buf = scratch.subarray(0, n);
+      else {
+        const size = fs.fstatSync(fd).size;
+        if (size > MAX_FILE_BYTES) {
+          skippedLarge.push(abs);
+          return;
+        }
+        buf = fs.readFileSync(abs);
+      }
+    } catch {
+      return;
+    } finally {
+      fs.closeSync(fd);
     }
     filesSearched++;
     if (looksBinaryQuick(buf)) return;
@@ -273,8 +287,7 @@ export async function search(
   if (singleFile) consider(root);
   else {
     let n = 0;
-    for await (const f of walkFiles(root, { signal })) {
-      if (!filter(f.rel)) continue;
+    for await (const f of walkFiles(root, { signal, acceptFile: filter })) {
       consider(f.abs);
       if (++n % 512 === 0) {
         await new Promise((r) => setImmediate(r));

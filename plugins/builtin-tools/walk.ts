@@ -22,6 +22,8 @@ export interface WalkOptions {
   /** Return false to skip a directory (relative path from the root, "/"-separated). */
   enterDir?: (rel: string, depth: number) => boolean;
   signal?: AbortSignal;
+  /** Cheap file filter applied before the (costlier) ignore check; files it rejects are never yielded. */
+  acceptFile?: (rel: string) => boolean;
 }
 
 interface Layer {
@@ -65,8 +67,9 @@ function ancestorLayers(root: string): Layer[] {
 function ignored(layers: Layer[], abs: string, isDir: boolean): boolean {
   let verdict = false;
   for (const l of layers) {
-    let rel = path.relative(l.dir, abs);
-    if (!rel || rel.startsWith("..")) continue;
+    // abs is always below l.dir here (layers come from ancestors): slice instead of path.relative
+    if (abs.length <= l.dir.length + 1 || !abs.startsWith(l.dir)) continue;
+    let rel = abs.slice(l.dir.length + (l.dir.endsWith(path.sep) ? 0 : 1));
     if (path.sep !== "/") rel = rel.split(path.sep).join("/");
     const r = l.ig.test(isDir ? rel + "/" : rel);
     if (r.ignored) verdict = true;
@@ -130,6 +133,7 @@ export async function* walkFiles(root: string, opts: WalkOptions = {}): AsyncGen
         if (opts.enterDir && !opts.enterDir(r, depth + 1)) continue;
         subdirs.push({ dir: abs, rel: r, layers, depth: depth + 1 });
       } else if (isFile) {
+        if (opts.acceptFile && !opts.acceptFile(r)) continue;
         if (layers.length && ignored(layers, abs, false)) continue;
         yield { abs, rel: r };
       }
