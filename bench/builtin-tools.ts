@@ -152,6 +152,31 @@ export default async function main(args: string[]): Promise<void> {
     }
     await host.close();
 
+    // Auto-expansion on a real repository (this one): how often it triggers and what it adds
+    {
+      const repo = path.resolve(import.meta.dirname, "..");
+      const h = await createHost({ cwd: repo });
+      const queries = ["defineTool", "createHost", "stableStringify", "HeadTail", "PLUGIN_NAME", "TOOL_MARK", "resolveInside", "didYouMean", "raceAbort", "looksBinary", "normalizeResult", "failClosed"];
+      let triggered = 0;
+      let extra = 0;
+      let savedMs = 0;
+      for (const q of queries) {
+        const o = await h.execute("Grep", { pattern: q }, { yes: true });
+        const meta = o.result.meta as { expanded?: boolean };
+        if (!meta.expanded) continue;
+        triggered++;
+        const text = resultText(o.result);
+        extra += text.length - text.indexOf("\n\nMatching lines");
+        savedMs += await time(() => h.execute("Grep", { pattern: q, output_mode: "content", "-C": 2 }, { yes: true }), 1);
+      }
+      await h.close();
+      const avg = triggered ? Math.round(extra / triggered) : 0;
+      console.log(
+        `auto-expansion on this repository: ${triggered}/${queries.length} identifier queries expanded; +${avg} chars (~${Math.round(avg / 4)} tokens) per expanded result on average, ` +
+          `each saving a follow-up content call (${triggered ? (savedMs / triggered).toFixed(0) : 0} ms of search + one model round trip).\n`,
+      );
+    }
+
     console.log(`${"case".padEnd(46)} ${"toolhost".padStart(10)} ${"baseline".padStart(10)} ${"ratio".padStart(7)}  check`);
     for (const [label, ours, base, check] of rows) console.log(`${label.padEnd(46)} ${ours.toFixed(0).padStart(7)} ms ${base.toFixed(0).padStart(7)} ms ${(ours / base).toFixed(2).padStart(6)}x  ${check}`);
     console.log("\nbaselines: grep -r / find / sed -n on the same files, same run (median of 3). ratio = toolhost / baseline.");

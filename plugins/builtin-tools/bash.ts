@@ -146,7 +146,9 @@ export const Bash = defineTool<BashInput>({
   isDestructive: (input) => isDestructiveCommand(input?.command),
   interruptBehavior: "cancel",
   activityText: "Running",
-  checkPermissions: (input) => (!input.run_in_background && isReadOnlyCommand(input.command) ? { behavior: "allow", reason: "read-only command" } : undefined),
+  // auto-allow only read-only commands that stay inside the working directory (no absolute, ~ or .. paths)
+  checkPermissions: (input) =>
+    !input.run_in_background && isReadOnlyCommand(input.command) && !/(^|\s)(\/|~)|\.\./.test(input.command) ? { behavior: "allow", reason: "read-only command inside the working directory" } : undefined,
   async call(input, ctx): Promise<ToolResult> {
     if (input.run_in_background) return startBackground(input, ctx);
     const timeout = Math.min(input.timeout ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);

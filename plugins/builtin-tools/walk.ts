@@ -90,7 +90,9 @@ export interface WalkEntry {
  */
 export async function* walkFiles(root: string, opts: WalkOptions = {}): AsyncGenerator<WalkEntry> {
   const useIgnore = opts.gitignore !== false;
-  const base = useIgnore ? ancestorLayers(root) : [];
+  let base = useIgnore ? ancestorLayers(root) : [];
+  // a directory the caller names explicitly is searched even if an ancestor's .gitignore ignores it
+  if (base.length && ignored(base, root, true)) base = [];
   const stack: Array<{ dir: string; rel: string; layers: Layer[]; depth: number }> = [{ dir: root, rel: "", layers: base, depth: 0 }];
   let dirs = 0;
   while (stack.length) {

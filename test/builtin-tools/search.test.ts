@@ -140,6 +140,24 @@ describe("Grep", () => {
     expect(matchLines(compilePattern("^$", {}), "a\n\nb\n", false)).toEqual([2, 4]);
   });
 
+  it("inside a git repository, ancestors' .gitignore applies below path, but an explicitly named ignored dir is searched", async () => {
+    const repo = tmpDir("th-git-");
+    fs.mkdirSync(path.join(repo, ".git"));
+    write(repo, ".gitignore", "*.gen.ts\nbuild/\n");
+    write(repo, "src/x.ts", "token\n");
+    write(repo, "src/x.gen.ts", "token\n");
+    write(repo, "build/out.ts", "token\n");
+    const h = await hostIn(repo);
+    try {
+      expect((await run(h, "Grep", { pattern: "token", path: "src" })).text).toMatch(/^Found 1 file\n.*src\/x\.ts/);
+      expect((await run(h, "Grep", { pattern: "token" })).text).toMatch(/^Found 1 file\n/);
+      expect((await run(h, "Glob", { pattern: "**/*.ts", path: "build" })).text).toBe(path.join(repo, "build/out.ts"));
+    } finally {
+      await h.close();
+      fs.rmSync(repo, { recursive: true, force: true });
+    }
+  });
+
   it("handles huge outputs within the memory cap", async () => {
     write(dir, "huge/big.txt", "match this line\n".repeat(200_000));
     const r = await run(host, "Grep", { pattern: "match", path: "huge", output_mode: "content", head_limit: 0 });

@@ -112,6 +112,10 @@ describe("Bash", () => {
     for (const c of ["rm -rf x", "git reset --hard", "echo > f", "ls && rm x", "git push --force"]) expect(isDestructiveCommand(c)).toBe(true);
     for (const c of ["ls", "echo a 2>&1", "cat x >> y", "git status"]) expect(isDestructiveCommand(c)).toBe(false);
     const bash = host.pool.byName.get("Bash")!;
+    expect(bash.checkPermissions!({ command: "ls -la src" }, { cwd: dir, mode: "default" })?.behavior).toBe("allow");
+    expect(bash.checkPermissions!({ command: "cat ~/.ssh/id_rsa" }, { cwd: dir, mode: "default" })).toBeUndefined();
+    expect(bash.checkPermissions!({ command: "cat ../x" }, { cwd: dir, mode: "default" })).toBeUndefined();
+    expect(bash.checkPermissions!({ command: "rm x" }, { cwd: dir, mode: "default" })).toBeUndefined();
     expect(flag(bash.isReadOnly, { command: "ls" })).toBe(true);
     expect(flag(bash.isReadOnly, {})).toBe(false);
   });
