@@ -3,6 +3,8 @@
  * `bash -c` (or `sh -c`) in its own process group, so a timeout or an abort kills the whole pipeline.
  * Output is kept bounded in memory (head + tail); the pipeline's shaping plugin applies the model budget.
  */
+import fs from "node:fs";
+import path from "node:path";
 import { defineTool, type ToolCallContext, type ToolResult } from "../../core/index.ts";
 import { HeadTail, OutputRing, killGroup, lookup, nextId, ownedIds, registry, spawnShell, waitFor, type ManagedProc } from "./procs.ts";
 
@@ -64,6 +66,23 @@ function owner(ctx: ToolCallContext): object {
   return ctx.sessionState ?? ctx.state;
 }
 
+const CWD_KEY = "builtin-tools:bashCwd";
+
+/**
+ * The shell's working directory for this session: `cd` carries over between Bash calls (as in Claude
+ * Code) as long as it stays inside the host's working directory; otherwise it is reset to it.
+ */
+export function shellCwd(ctx: Pick<ToolCallContext, "sessionState" | "state" | "cwd">): string {
+  const store = ctx.sessionState ?? ctx.state;
+  const c = store.get(CWD_KEY);
+  return typeof c === "string" && fs.existsSync(c) ? c : ctx.cwd;
+}
+
+function inside(p: string, dir: string): boolean {
+  const rel = path.relative(dir, p);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
 function formatOutput(stdout: string, stderr: string, exitCode: number | null, extra: string[]): string {
   const parts: string[] = [];
   if (stdout.trim()) parts.push(stdout.replace(/\n+$/, ""));
@@ -74,7 +93,7 @@ function formatOutput(stdout: string, stderr: string, exitCode: number | null, e
 }
 
 function startBackground(input: BashInput, ctx: ToolCallContext): ToolResult {
-  const child = spawnShell(input.command, ctx.cwd);
+  const child = spawnShell(input.command, shellCwd(ctx));
   const id = nextId("bash_");
   let resolveExit!: () => void;
   const p: ManagedProc = {
@@ -127,7 +146,7 @@ export const Bash = defineTool<BashInput>({
   name: "Bash",
   description:
     "When you need to run a shell command: build, test, lint, git, package managers, or any program, in the working directory (prefer Read, Glob, Grep, Edit and Write for reading, finding and changing files). " +
-    "Runs `command` with bash -c (sh if bash is missing) in its own process group, with a timeout (default 120000 ms, at most 600000) after which the whole group is killed; returns stdout, stderr and a non-zero exit code. Each call starts fresh in the working directory (no cd carries over). With run_in_background it returns an id at once; read the output later with TaskOutput and stop it with TaskStop. Very long output keeps its beginning and end. " +
+    "Runs `command` with bash -c (sh if bash is missing) in its own process group, with a timeout (default 120000 ms, at most 600000) after which the whole group is killed; returns stdout, stderr and a non-zero exit code. A `cd` carries over to later calls while it stays inside the working directory; environment variables do not. With run_in_background it returns an id at once; read the output later with TaskOutput and stop it with TaskStop. Very long output keeps its beginning and end. " +
     "Why: commands run with a bounded time and output, so a hung or noisy command cannot stall the session.",
   searchHint: "shell terminal command run execute script sh",
   inputSchema: {
@@ -153,9 +172,12 @@ export const Bash = defineTool<BashInput>({
     if (input.run_in_background) return startBackground(input, ctx);
     const timeout = Math.min(input.timeout ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
     const t0 = performance.now();
-    const child = spawnShell(input.command, ctx.cwd);
+    const startCwd = shellCwd(ctx);
+    const child = spawnShell(input.command, startCwd, { cwdPipe: true });
     const out = new HeadTail();
     const err = new HeadTail();
+    let endCwd = "";
+    (child.stdio[3] as NodeJS.ReadableStream | undefined)?.setEncoding("utf8").on("data", (s: string) => (endCwd += s));
     child.stdout!.setEncoding("utf8").on("data", (s: string) => out.push(s));
     child.stderr!.setEncoding("utf8").on("data", (s: string) => err.push(s));
     let interrupted: "timeout" | "abort" | undefined;
@@ -183,6 +205,17 @@ export const Bash = defineTool<BashInput>({
     });
     clearTimeout(timer);
     ctx.signal.removeEventListener("abort", onAbort);
+    (child.stdio[3] as (NodeJS.ReadableStream & { destroy(): void }) | undefined)?.destroy();
+    let cwdNote: string | undefined;
+    const reported = endCwd.trim();
+    if (reported && reported !== startCwd) {
+      const store = ctx.sessionState ?? ctx.state;
+      if (inside(reported, ctx.cwd) || inside(reported, fs.realpathSync(ctx.cwd))) store.set(CWD_KEY, reported);
+      else {
+        store.delete(CWD_KEY);
+        cwdNote = `Shell cwd was reset to ${ctx.cwd} (the command left the working directory; cd only carries over inside it).`;
+      }
+    }
     const stdout = out.toString();
     const stderr = err.toString();
     const exitCode = code ?? (sig ? 128 + (({ SIGTERM: 15, SIGKILL: 9, SIGINT: 2 }) as Record<string, number>)[sig]! || 1 : 1);
@@ -190,6 +223,7 @@ export const Bash = defineTool<BashInput>({
     if (spawnError) extra.push(`Failed to start the shell: ${spawnError}`);
     if (interrupted === "timeout") extra.push(`Command timed out after ${timeout} ms and was killed (with its process group). Use a longer timeout (max ${MAX_TIMEOUT_MS}) or run_in_background for long jobs.`);
     if (interrupted === "abort") extra.push("Command was interrupted and killed.");
+    if (cwdNote) extra.push(cwdNote);
     const meta = { stdout, stderr, exitCode, interrupted: !!interrupted, isImage: false, durationMs: Math.round(performance.now() - t0) };
     const failed = !!interrupted || !!spawnError || (exitCode !== 0 && !benignExit(input.command, exitCode));
     return { content: [{ type: "text", text: formatOutput(stdout, stderr, interrupted ? null : exitCode, extra) }], isError: failed, meta, structuredContent: meta };

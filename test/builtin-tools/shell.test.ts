@@ -39,6 +39,19 @@ describe("Bash", () => {
     expect(ok.text).toBe("fine");
   });
 
+  it("cd carries over between calls inside the working directory, and is reset when it leaves", async () => {
+    fs.mkdirSync(path.join(dir, "sub/inner"), { recursive: true });
+    const s = "cwd-session";
+    expect((await run(host, "Bash", { command: "cd sub/inner && echo moved" }, s)).text).toBe("moved");
+    expect((await run(host, "Bash", { command: "pwd" }, s)).text).toBe(path.join(dir, "sub/inner"));
+    expect((await run(host, "Bash", { command: "pwd" }, "other-session")).text).toBe(dir);
+    const out = await run(host, "Bash", { command: "cd / && false" }, s);
+    expect(out.text).toMatch(/Shell cwd was reset to/);
+    expect(out.o.result.meta).toMatchObject({ exitCode: 1 });
+    expect((await run(host, "Bash", { command: "pwd" }, s)).text).toBe(dir);
+    expect((await run(host, "Bash", { command: "cd sub; exit 5" }, s)).o.result.meta).toMatchObject({ exitCode: 5 });
+  });
+
   it("grep's exit 1 (no match) is not an error", async () => {
     const r = await run(host, "Bash", { command: "grep nothing /dev/null" });
     expect(r.isError).toBe(false);
