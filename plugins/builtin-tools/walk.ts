@@ -29,10 +29,16 @@ export interface WalkOptions {
 interface Layer {
   dir: string; // absolute directory of the ignore file(s)
   ig: Ignore;
+  /**
+   * When no pattern contains a "/" (other than a trailing one) the verdict depends only on the entry's
+   * name and kind, so it is cached per name: a Map lookup instead of a ~3 µs `ignore` test per file.
+   */
+  byName?: Map<string, { ignored: boolean; unignored: boolean }>;
 }
 
-function loadIgnore(dir: string): Ignore | undefined {
+function loadIgnore(dir: string): Omit<Layer, "dir"> | undefined {
   let ig: Ignore | undefined;
+  let nameOnly = true;
   for (const name of [".gitignore", ".ignore"]) {
     let text: string;
     try {
@@ -41,8 +47,13 @@ function loadIgnore(dir: string): Ignore | undefined {
       continue;
     }
     (ig ??= ignore({ allowRelativePaths: true })).add(text);
+    for (const raw of text.split(/\r?\n/)) {
+      const l = raw.trim();
+      if (!l || l.startsWith("#")) continue;
+      if (l.replace(/^!/, "").replace(/\/+$/, "").includes("/")) nameOnly = false;
+    }
   }
-  return ig;
+  return ig ? { ig, byName: nameOnly ? new Map() : undefined } : undefined;
 }
 
 /** The ignore layers that apply to `root` from its ancestors (up to the enclosing git repository). */
@@ -59,7 +70,7 @@ function ancestorLayers(root: string): Layer[] {
   if (!fs.existsSync(path.join(chain[chain.length - 1]!, ".git"))) return layers;
   for (const dir of chain.reverse()) {
     const ig = loadIgnore(dir);
-    if (ig) layers.push({ dir, ig });
+    if (ig) layers.push({ dir, ...ig });
   }
   return layers;
 }
@@ -71,7 +82,13 @@ function ignored(layers: Layer[], abs: string, isDir: boolean): boolean {
     if (abs.length <= l.dir.length + 1 || !abs.startsWith(l.dir)) continue;
     let rel = abs.slice(l.dir.length + (l.dir.endsWith(path.sep) ? 0 : 1));
     if (path.sep !== "/") rel = rel.split(path.sep).join("/");
-    const r = l.ig.test(isDir ? rel + "/" : rel);
+    let r: { ignored: boolean; unignored: boolean };
+    if (l.byName) {
+      const key = (isDir ? "d:" : "f:") + rel.slice(rel.lastIndexOf("/") + 1);
+      let hit = l.byName.get(key);
+      if (!hit) l.byName.set(key, (hit = l.ig.test(isDir ? key.slice(2) + "/" : key.slice(2))));
+      r = hit;
+    } else r = l.ig.test(isDir ? rel + "/" : rel);
     if (r.ignored) verdict = true;
     else if (r.unignored) verdict = false;
   }
@@ -110,7 +127,7 @@ export async function* walkFiles(root: string, opts: WalkOptions = {}): AsyncGen
     let layers = parent;
     if (useIgnore && entries.some((e) => e.name === ".gitignore" || e.name === ".ignore")) {
       const ig = loadIgnore(dir);
-      if (ig) layers = [...parent, { dir, ig }];
+      if (ig) layers = [...parent, { dir, ...ig }];
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const subdirs: typeof stack = [];
