@@ -92,7 +92,18 @@ function formatOutput(stdout: string, stderr: string, exitCode: number | null, e
   return parts.join("\n") || "(no output)";
 }
 
+/** Background tasks kept per session; beyond it the oldest finished (then oldest running) are dropped. */
+export const MAX_BACKGROUND = 64;
+
 function startBackground(input: BashInput, ctx: ToolCallContext): ToolResult {
+  const mine = [...registry().procs.values()].filter((p) => p.kind === "bash" && p.owner === owner(ctx));
+  if (mine.length >= MAX_BACKGROUND) {
+    mine.sort((a, b) => Number(b.done) - Number(a.done) || a.startedAt - b.startedAt);
+    for (const p of mine.slice(0, mine.length - MAX_BACKGROUND + 1)) {
+      if (!p.done) p.kill();
+      registry().procs.delete(p.id);
+    }
+  }
   const child = spawnShell(input.command, shellCwd(ctx));
   const id = nextId("bash_");
   let resolveExit!: () => void;

@@ -133,7 +133,15 @@ export function fileFilter(glob: string | undefined, type: string | undefined): 
   if (type) {
     const globs = TYPES[type.toLowerCase()];
     if (!globs) return `unknown file type "${type}". Known types: ${Object.keys(TYPES).join(", ")}. Or use glob (e.g. "*.ext") instead.`;
-    typeMatch = picomatch(globs, { dot: true, basename: true });
+    // type globs are `*.ext`, exact names or `Name.*`: match the basename with set lookups, not regexes
+    const exts = new Set(globs.filter((g) => /^\*\.[^*?[{]+$/.test(g)).map((g) => g.slice(1)));
+    const names = new Set(globs.filter((g) => !/[*?[{]/.test(g)));
+    const prefixes = globs.filter((g) => /^[^*?[{]+\.\*$/.test(g)).map((g) => g.slice(0, -1));
+    typeMatch = (rel) => {
+      const base = rel.slice(rel.lastIndexOf("/") + 1);
+      const dot = base.lastIndexOf(".");
+      return (dot > 0 && exts.has(base.slice(dot))) || names.has(base) || prefixes.some((p) => base.startsWith(p)) || (dot === 0 && exts.has(base));
+    };
   }
   return (rel) => (!pos.length || pos.some((m) => m(rel))) && !neg.some((m) => m(rel)) && (!typeMatch || typeMatch(rel));
 }
