@@ -94,6 +94,12 @@ export default async function main(args: string[]): Promise<void> {
       const b = sh("grep -rlE 'needle_[0-9]+' .", tree).trim().split("\n").length;
       row("Grep files_with_matches (rare, 1% of files)", ours, base, `${a} vs ${b} files`);
     }
+    // Grep: a plain literal (identifier lookup) takes the byte-search shortcut
+    {
+      const ours = await time(() => call("Grep", { pattern: "UNIQUE_MARKER_FOR_EXPANSION" }));
+      const base = await time(() => sh("grep -rlF UNIQUE_MARKER_FOR_EXPANSION .", tree));
+      row("Grep literal identifier (1 file, auto-expanded)", ours, base, "");
+    }
     // Grep: content mode, frequent pattern, no head limit
     {
       const ours = await time(() => call("Grep", { pattern: "line 29$", output_mode: "content", head_limit: 0 }));

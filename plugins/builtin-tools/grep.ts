@@ -244,6 +244,12 @@ export interface SearchResult {
   skippedLarge: string[];
 }
 
+/** The pattern as UTF-8 bytes when it is a plain literal (no metacharacters, case-sensitive), else undefined. */
+export function requiredLiteral(re: RegExp): Buffer | undefined {
+  if (re.flags.includes("i") || !re.source || /[\\^$.|?*+()[\]{}]/.test(re.source)) return undefined;
+  return Buffer.from(re.source, "utf8");
+}
+
 /**
  * Search `root` (a directory, or one file when singleFile). `keepText`: how many matching files keep
  * their text for content output (all for content mode, a few for auto-expansion, none for count).
@@ -262,6 +268,7 @@ export async function search(
   let filesSearched = 0;
   // one reusable buffer: small files (most of a repository) cost open + read + close, no stat, no allocation
   const scratch = Buffer.allocUnsafe(256 * 1024);
+  const literal = requiredLiteral(re);
   const consider = (abs: string) => {
     let buf: Buffer;
     let fd: number;
@@ -287,6 +294,8 @@ export async function search(
       fs.closeSync(fd);
     }
     filesSearched++;
+    // a pattern that is a plain case-sensitive literal: reject files with a byte search, before decoding
+    if (literal && buf.indexOf(literal) === -1) return;
     if (looksBinaryQuick(buf)) return;
     const text = buf.toString("utf8");
     const lines = matchLines(re, text, multiline);

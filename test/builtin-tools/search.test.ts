@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compilePattern, matchLines } from "../../plugins/builtin-tools/grep.ts";
+import { compilePattern, matchLines, requiredLiteral } from "../../plugins/builtin-tools/grep.ts";
 import { hostIn, run, tmpDir, write, type Host } from "./helpers.ts";
 
 let dir: string;
@@ -131,6 +131,12 @@ describe("Grep", () => {
     const bad = await run(host, "Grep", { pattern: "foo(" });
     expect(bad.o.status).toBe("invalid-input");
     expect(bad.text).toMatch(/not a valid regular expression/);
+  });
+
+  it("only plain case-sensitive literals take the byte-search shortcut", () => {
+    expect(requiredLiteral(compilePattern("needle_x", {}))?.toString()).toBe("needle_x");
+    for (const p of ["needle.", "a|b", "(?i)x", "x\\d", "^x"]) expect(requiredLiteral(compilePattern(p, {}))).toBeUndefined();
+    expect(requiredLiteral(compilePattern("x", { ignoreCase: true }))).toBeUndefined();
   });
 
   it("line semantics match ripgrep even when a match would span lines", () => {
