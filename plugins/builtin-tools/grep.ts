@@ -219,8 +219,13 @@ function cut(line: string): string {
 
 /** ripgrep-style content lines: `path:N:text` for matches, `path-N-text` for context, `--` between groups. */
 export function contentLines(hit: FileHit, shownPath: string, before: number, after: number, numbers: boolean): string[] {
-  const lines = hit.text.split("\n");
-  if (lines.length && lines[lines.length - 1] === "" && hit.text.endsWith("\n")) lines.pop();
+  // line access through start offsets: no per-line string allocation for lines that are not shown
+  const text = hit.text;
+  const starts = lineStarts(text);
+  if (starts.length > 1 && starts[starts.length - 1] === text.length) starts.pop(); // trailing newline
+  const end = text.endsWith("\n") ? text.length - 1 : text.length;
+  const lineAt = (i: number) => text.slice(starts[i - 1], i < starts.length ? starts[i]! - 1 : end);
+  const lines = { length: starts.length };
   const isMatch = new Set(hit.lines);
   const out: string[] = [];
   let lastEmitted = 0;
@@ -231,7 +236,7 @@ export function contentLines(hit: FileHit, shownPath: string, before: number, af
     for (let i = from; i <= to; i++) {
       if (i <= lastEmitted) continue;
       const sep = isMatch.has(i) ? ":" : "-";
-      out.push(numbers ? `${shownPath}${sep}${i}${sep}${cut(lines[i - 1] ?? "")}` : `${shownPath}${sep}${cut(lines[i - 1] ?? "")}`);
+      out.push(numbers ? `${shownPath}${sep}${i}${sep}${cut(lineAt(i))}` : `${shownPath}${sep}${cut(lineAt(i))}`);
       lastEmitted = i;
     }
   }
@@ -435,15 +440,26 @@ export const Grep = defineTool<GrepInput>({
     const before = input["-B"] ?? c;
     const after = input["-A"] ?? c;
     const numbers = input["-n"] ?? true;
+    // format only as many files as the page needs; the rest are counted, not formatted
+    const want = offset + Math.min(limit, HARD_LINE_CAP) + 1;
     const all: string[] = [];
+    let rest = 0;
+    let restFiles = 0;
     for (const h of hits) {
+      if (all.length >= want) {
+        rest += h.lines.length;
+        restFiles++;
+        continue;
+      }
       if (all.length && (before || after)) all.push("--");
       for (const l of contentLines(h, displayPath(h.abs, ctx.cwd), before, after, numbers)) all.push(l); // no spread: 100k+ lines overflow the stack
-      if (all.length > offset + Math.min(limit, HARD_LINE_CAP) + 1 && all.length > HARD_LINE_CAP) break;
     }
     const { shown, omitted } = page(all);
     meta.numLines = shown.length;
-    return done(`${shown.join("\n")}${pagingNote(omitted, "lines")}`);
+    meta.numMatchingLines = hits.reduce((n, h) => n + h.lines.length, 0);
+    const more = omitted + rest;
+    const exact = !(before || after) || restFiles === 0;
+    return done(`${shown.join("\n")}${pagingNote(more, exact ? "lines" : "lines (at least; context lines not counted)")}`);
   },
 });
 
