@@ -58,6 +58,18 @@ describe("Glob", () => {
     expect(sub.text).toBe(path.join(dir, "src/deep/c.py"));
   });
 
+  it("an absolute pattern moves its directory into path (rules and hooks see it); outside cwd is not auto-allowed", async () => {
+    const r = await run(host, "Glob", { pattern: `${dir}/src/**/*.py` });
+    expect(r.o.input).toEqual({ pattern: "**/*.py", path: path.join(dir, "src") });
+    expect(r.text).toBe(path.join(dir, "src/deep/c.py"));
+    const up = await run(host, "Glob", { pattern: "../deep/*.py", path: "src/x" });
+    expect(up.o.input).toEqual({ pattern: "*.py", path: path.join(dir, "src/deep") });
+    const glob = host.pool.byName.get("Glob")!;
+    expect(glob.checkPermissions!({ pattern: "**/*.ts" }, { cwd: dir, mode: "default" })?.behavior).toBe("allow");
+    expect(glob.checkPermissions!({ pattern: "../**/*.ts" }, { cwd: dir, mode: "default" })).toBeUndefined();
+    expect(glob.checkPermissions!({ pattern: "*", path: "/etc" }, { cwd: dir, mode: "default" })).toBeUndefined();
+  });
+
   it("caps at 100 with a note of how many were omitted", async () => {
     for (let i = 0; i < 130; i++) write(dir, `many/f${i}.txt`, "x");
     const r = await run(host, "Glob", { pattern: "many/*.txt" });
