@@ -12,14 +12,40 @@ import { createHost, resultText } from "../core/index.ts";
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-async function time(fn: () => unknown, reps = 3): Promise<number> {
-  const ms: number[] = [];
+interface Measure {
+  wall: number;
+  /** CPU time (user + system): ours from process.cpuUsage, the baseline's from the shell's `times`. */
+  cpu: number;
+}
+
+/**
+ * Median wall and CPU time of `fn` over `reps` runs. When fn returns a number it is the CPU time of
+ * child processes (a shell baseline); otherwise this process's CPU time is measured. CPU time is the
+ * steadier figure on a loaded machine.
+ */
+async function time(fn: () => unknown, reps = 3): Promise<Measure> {
+  const wall: number[] = [];
+  const cpu: number[] = [];
   for (let i = 0; i < reps; i++) {
+    const c0 = process.cpuUsage();
     const t0 = performance.now();
-    await fn();
-    ms.push(performance.now() - t0);
+    const r = await fn();
+    wall.push(performance.now() - t0);
+    const c = process.cpuUsage(c0);
+    cpu.push(typeof r === "number" ? r : (c.user + c.system) / 1000);
   }
-  return median(ms);
+  return { wall: median(wall), cpu: median(cpu) };
+}
+
+/** Run a shell baseline, discarding its output; returns its children's CPU time in ms. */
+function shc(cmd: string, cwd: string): number {
+  const out = sh(`( ${cmd} ) > /dev/null 2>&1; times`, cwd).trim().split("\n");
+  const parse = (s: string) => {
+    const m = /(\d+)m([\d.]+)s/.exec(s);
+    return m ? (Number(m[1]) * 60 + Number(m[2])) * 1000 : 0;
+  };
+  const [u, sys] = (out[out.length - 1] ?? "").split(/\s+/);
+  return parse(u ?? "") + parse(sys ?? "");
 }
 
 function sh(cmd: string, cwd: string): string {
@@ -80,15 +106,15 @@ export default async function main(args: string[]): Promise<void> {
       if (o.result.isError) throw new Error(`${name} failed: ${resultText(o.result)}`);
       return o;
     };
-    const rows: Array<[string, number, number, string]> = [];
-    const row = (label: string, ours: number, base: number, check: string) => rows.push([label, ours, base, check]);
+    const rows: Array<[string, Measure, Measure, string]> = [];
+    const row = (label: string, ours: Measure, base: Measure, check: string) => rows.push([label, ours, base, check]);
 
     // Grep: rare pattern, files_with_matches
     {
       const ours = await time(() => call("Grep", { pattern: "needle_\\d+", head_limit: 0 }));
       const defaults = await time(() => call("Grep", { pattern: "needle_\\d+" }));
-      row("Grep files_with_matches (default head_limit 250)", defaults, await time(() => sh("grep -rlE 'needle_[0-9]+' . | head -250", tree)), "");
-      const base = await time(() => sh("grep -rlE 'needle_[0-9]+' .", tree));
+      row("Grep files_with_matches (default head_limit 250)", defaults, await time(() => shc("grep -rlE 'needle_[0-9]+' . | head -250", tree)), "");
+      const base = await time(() => shc("grep -rlE 'needle_[0-9]+' .", tree));
       const o = await call("Grep", { pattern: "needle_\\d+", head_limit: 0 });
       const a = (o.result.meta as { numFiles: number }).numFiles;
       const b = sh("grep -rlE 'needle_[0-9]+' .", tree).trim().split("\n").length;
@@ -97,33 +123,39 @@ export default async function main(args: string[]): Promise<void> {
     // Grep: a plain literal (identifier lookup) takes the byte-search shortcut
     {
       const ours = await time(() => call("Grep", { pattern: "UNIQUE_MARKER_FOR_EXPANSION" }));
-      const base = await time(() => sh("grep -rlF UNIQUE_MARKER_FOR_EXPANSION .", tree));
+      const base = await time(() => shc("grep -rlF UNIQUE_MARKER_FOR_EXPANSION .", tree));
       row("Grep literal identifier (1 file, auto-expanded)", ours, base, "");
     }
     // Grep: content mode, frequent pattern, no head limit
     {
       const ours = await time(() => call("Grep", { pattern: "line 29$", output_mode: "content", head_limit: 0 }));
-      const base = await time(() => sh("grep -rn 'line 29$' . > /dev/null", tree));
+      const base = await time(() => shc("grep -rn 'line 29$' . > /dev/null", tree));
       const o = await call("Grep", { pattern: "line 29$", output_mode: "content", head_limit: 0 });
       row("Grep content (1 line in every file, no limit)", ours, base, `${(o.result.meta as { numLines: number }).numLines} vs ${sh("grep -rn 'line 29$' . | wc -l", tree).trim()} lines`);
+    }
+    // Grep: content mode with the default head_limit (what a model gets by default)
+    {
+      const ours = await time(() => call("Grep", { pattern: "line 29$", output_mode: "content" }));
+      const base = await time(() => shc("grep -rn 'line 29$' . | head -250", tree));
+      row("Grep content (default head_limit 250)", ours, base, "");
     }
     // Grep: count, case-insensitive, type filter
     {
       const ours = await time(() => call("Grep", { pattern: "RENDER", "-i": true, type: "ts", output_mode: "count", head_limit: 0 }));
-      const base = await time(() => sh("grep -rci --include='*.ts' render . | grep -v ':0$' | wc -l", tree));
+      const base = await time(() => shc("grep -rci --include='*.ts' render . | grep -v ':0$' | wc -l", tree));
       row("Grep count -i type=ts", ours, base, "");
     }
     // Glob
     {
       const ours = await time(() => call("Glob", { pattern: "**/*.ts" }));
       // fair baseline: find + newest-first sort + first 100, like Glob's output
-      const base = await time(() => sh("find . -name '*.ts' -type f -printf '%T@ %p\\n' | sort -rn | head -100 > /dev/null", tree));
+      const base = await time(() => shc("find . -name '*.ts' -type f -printf '%T@ %p\\n' | sort -rn | head -100 > /dev/null", tree));
       const o = await call("Glob", { pattern: "**/*.ts" });
       row("Glob **/*.ts (vs find | sort by mtime | head)", ours, base, `${(o.result.meta as { numFiles: number }).numFiles} vs ${sh("find . -name '*.ts' -type f | wc -l", tree).trim()} files`);
     }
     {
       const ours = await time(() => call("Glob", { pattern: "pkg1/**/file1.*" }));
-      const base = await time(() => sh("find pkg1 -name 'file1.*' -type f -printf '%T@ %p\\n' | sort -rn | head -100 > /dev/null", tree));
+      const base = await time(() => shc("find pkg1 -name 'file1.*' -type f -printf '%T@ %p\\n' | sort -rn | head -100 > /dev/null", tree));
       row("Glob pkg1/**/file1.* (static prefix)", ours, base, "");
     }
 
@@ -138,7 +170,7 @@ export default async function main(args: string[]): Promise<void> {
       ["last", lines - 1999],
     ] as const) {
       const ours = await time(() => call("Read", { file_path: big, offset, limit: 2000 }));
-      const base = await time(() => sh(`sed -n '${offset},${offset + 1999}p;${offset + 1999}q' ${big} | wc -l`, tmp));
+      const base = await time(() => shc(`sed -n '${offset},${offset + 1999}p;${offset + 1999}q' ${big} | wc -l`, tmp));
       row(`Read 50 MB, ${label} page (offset ${offset})`, ours, base, "");
     }
     console.log(`\n50 MB file: ${(size / 1024 / 1024).toFixed(1)} MiB, ${lines} lines\n`);
@@ -153,7 +185,7 @@ export default async function main(args: string[]): Promise<void> {
       const contentLen = resultText((await call("Grep", { pattern: "UNIQUE_MARKER_FOR_EXPANSION", output_mode: "content", "-C": 2 })).result).length;
       console.log(
         `auto-expansion (1 matching file in ${files}): expanded=${expanded}, result ${withExp} chars (the follow-up content call alone returns ${contentLen} chars);\n` +
-          `  the follow-up call it saves costs ${tContent.toFixed(0)} ms of search (+ one model round trip), the expansion itself costs ~0 ms extra (search ${tFiles.toFixed(0)} ms either way).\n`,
+          `  the follow-up call it saves costs ${tContent.wall.toFixed(0)} ms of search (+ one model round trip), the expansion itself costs ~0 ms extra (search ${tFiles.wall.toFixed(0)} ms either way).\n`,
       );
     }
     await host.close();
@@ -173,7 +205,7 @@ export default async function main(args: string[]): Promise<void> {
         triggered++;
         const text = resultText(o.result);
         extra += text.length - text.indexOf("\n\nMatching lines");
-        savedMs += await time(() => h.execute("Grep", { pattern: q, output_mode: "content", "-C": 2 }, { yes: true }), 1);
+        savedMs += (await time(() => h.execute("Grep", { pattern: q, output_mode: "content", "-C": 2 }, { yes: true }), 1)).wall;
       }
       await h.close();
       const avg = triggered ? Math.round(extra / triggered) : 0;
@@ -183,9 +215,13 @@ export default async function main(args: string[]): Promise<void> {
       );
     }
 
-    console.log(`${"case".padEnd(46)} ${"toolhost".padStart(10)} ${"baseline".padStart(10)} ${"ratio".padStart(7)}  check`);
-    for (const [label, ours, base, check] of rows) console.log(`${label.padEnd(46)} ${ours.toFixed(0).padStart(7)} ms ${base.toFixed(0).padStart(7)} ms ${(ours / base).toFixed(2).padStart(6)}x  ${check}`);
-    console.log("\nbaselines: grep -r / find / sed -n on the same files, same run (median of 3). ratio = toolhost / baseline.");
+    console.log(`${"case".padEnd(48)} ${"wall: toolhost".padStart(14)} ${"baseline".padStart(9)} ${"ratio".padStart(6)}   ${"cpu: toolhost".padStart(13)} ${"baseline".padStart(9)} ${"ratio".padStart(6)}  check`);
+    const f = (n: number) => `${n.toFixed(0).padStart(6)} ms`;
+    for (const [label, ours, base, check] of rows)
+      console.log(
+        `${label.padEnd(48)} ${f(ours.wall).padStart(14)} ${f(base.wall)} ${(ours.wall / base.wall).toFixed(2).padStart(5)}x   ${f(ours.cpu).padStart(13)} ${f(base.cpu)} ${(ours.cpu / Math.max(1, base.cpu)).toFixed(2).padStart(5)}x  ${check}`,
+      );
+    console.log("\nbaselines: grep -r / find / sed -n on the same files, same run (median of 3). ratio = toolhost / baseline; cpu = user+system time.");
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
