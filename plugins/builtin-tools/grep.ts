@@ -247,6 +247,8 @@ export interface SearchResult {
   hits: FileHit[];
   filesSearched: number;
   skippedLarge: string[];
+  /** True when the walk stopped at stopAfterLines (more matches may exist). */
+  stoppedEarly: boolean;
 }
 
 /** The pattern as UTF-8 bytes when it is a plain literal (no metacharacters, case-sensitive), else undefined. */
@@ -267,8 +269,12 @@ export async function search(
   signal?: AbortSignal,
   singleFile?: boolean,
   keepText = Infinity,
+  /** Stop walking once this many matching lines were found (content-mode paging); the result says so. */
+  stopAfterLines = Infinity,
 ): Promise<SearchResult> {
+  let matched = 0;
   const hits: FileHit[] = [];
+  let stoppedEarly = false;
   const skippedLarge: string[] = [];
   let filesSearched = 0;
   // one reusable buffer: small files (most of a repository) cost open + read + close, no stat, no allocation
@@ -304,13 +310,20 @@ export async function search(
     if (looksBinaryQuick(buf)) return;
     const text = buf.toString("utf8");
     const lines = matchLines(re, text, multiline);
-    if (lines.length) hits.push({ abs, lines, count: lines.length, text: hits.length < keepText ? text : "", mtime: 0 });
+    if (lines.length) {
+      hits.push({ abs, lines, count: lines.length, text: hits.length < keepText ? text : "", mtime: 0 });
+      matched += lines.length;
+    }
   };
   if (singleFile) consider(root);
   else {
     let n = 0;
     for await (const f of walkFiles(root, { signal, acceptFile: filter })) {
       consider(f.abs);
+      if (matched >= stopAfterLines) {
+        stoppedEarly = true;
+        break;
+      }
       if (++n % 512 === 0) {
         await new Promise((r) => setImmediate(r));
         if (signal?.aborted) break;
@@ -324,7 +337,7 @@ export async function search(
       /* vanished */
     }
   }
-  return { hits, filesSearched, skippedLarge };
+  return { hits, filesSearched, skippedLarge, stoppedEarly };
 }
 
 /** ripgrep's binary heuristic: a NUL byte in the first 8 KB. */
@@ -389,10 +402,13 @@ export const Grep = defineTool<GrepInput>({
     const re = compilePattern(input.pattern, { ignoreCase: input["-i"], multiline });
     const filter = fileFilter(input.glob, input.type) as (rel: string) => boolean;
     const keep = mode === "content" ? Infinity : mode === "count" ? 0 : EXPAND_MAX_FILES;
-    const res = await search(root, re, filter, multiline, ctx.signal, st.isFile(), keep);
-    const hits = res.hits;
     const limit = input.head_limit === 0 ? Infinity : input.head_limit ?? DEFAULT_HEAD_LIMIT;
     const offset = input.offset ?? 0;
+    // content mode lists files in walk order (sorted names, deterministic), so a limited page can stop
+    // the walk as soon as it has one line more than it shows; the other modes need every file
+    const stopAfter = mode === "content" && limit !== Infinity ? offset + limit + 1 : Infinity;
+    const res = await search(root, re, filter, multiline, ctx.signal, st.isFile(), keep, stopAfter);
+    const hits = res.hits;
     const page = <T>(xs: T[]): { shown: T[]; omitted: number } => {
       const shown = xs.slice(offset, offset + Math.min(limit, HARD_LINE_CAP));
       return { shown, omitted: Math.max(0, xs.length - offset - shown.length) };
@@ -427,8 +443,8 @@ export const Grep = defineTool<GrepInput>({
       return done(text);
     }
 
-    hits.sort((a, b) => (a.abs < b.abs ? -1 : 1));
     if (mode === "count") {
+      hits.sort((a, b) => (a.abs < b.abs ? -1 : 1));
       const rows = hits.map((h) => `${displayPath(h.abs, ctx.cwd)}:${h.count}`);
       const { shown, omitted } = page(rows);
       const total = hits.reduce((n, h) => n + h.count, 0);
@@ -458,6 +474,10 @@ export const Grep = defineTool<GrepInput>({
     meta.numLines = shown.length;
     meta.numMatchingLines = hits.reduce((n, h) => n + h.lines.length, 0);
     const more = omitted + rest;
+    if (res.stoppedEarly) {
+      meta.truncated = true;
+      return done(`${shown.join("\n")}\n(More matching lines exist; the search stopped after this page. Use offset ${offset + shown.length} for the next page, or narrow the search with path, glob or type.)`);
+    }
     const exact = !(before || after) || restFiles === 0;
     return done(`${shown.join("\n")}${pagingNote(more, exact ? "lines" : "lines (at least; context lines not counted)")}`);
   },

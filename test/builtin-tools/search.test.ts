@@ -132,7 +132,10 @@ describe("Grep", () => {
     for (let i = 0; i < 20; i++) write(dir, `paged/p${String(i).padStart(2, "0")}.txt`, "hit\n".repeat(3));
     const r = await run(host, "Grep", { pattern: "hit", path: "paged", output_mode: "content", head_limit: 5 });
     expect(r.text.split("\n").slice(0, 5)).toHaveLength(5);
-    expect(r.text).toMatch(/55 more lines not shown; use offset 5/);
+    expect(r.text).toMatch(/More matching lines exist; the search stopped after this page. Use offset 5/);
+    expect(r.o.result.meta).toMatchObject({ truncated: true });
+    const all = await run(host, "Grep", { pattern: "hit", path: "paged", output_mode: "count" });
+    expect(all.text).toMatch(/Found 60 matching lines across 20 files/);
     const next = await run(host, "Grep", { pattern: "hit", path: "paged", output_mode: "content", head_limit: 5, offset: 5 });
     expect(next.text.split("\n")[0]).toBe("paged/p01.txt:3:hit");
   });
