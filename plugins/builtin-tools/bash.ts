@@ -66,13 +66,26 @@ function owner(ctx: ToolCallContext): object {
   return ctx.sessionState ?? ctx.state;
 }
 
-const CWD_KEY = "builtin-tools:bashCwd";
+/** Session-wide state key (Session.shared) holding the Bash shell's current directory, for permission checks. */
+export const SHELL_CWD_KEY = "builtin-tools:bashCwd";
+const CWD_KEY = SHELL_CWD_KEY;
+
+/**
+ * Whether `cd` carries over between Bash calls (Claude Code does this). Off unless
+ * TOOLHOST_BASH_PERSIST_CWD=1: the permissions plugin still resolves a Bash command's relative paths
+ * against the host cwd, so a carried-over `cd` would let `echo > file` escape an `Edit(./dir/**)` deny.
+ * Turn it on by default once permission checks read SHELL_CWD_KEY.
+ */
+export function persistCwd(): boolean {
+  return process.env.TOOLHOST_BASH_PERSIST_CWD === "1";
+}
 
 /**
  * The shell's working directory for this session: `cd` carries over between Bash calls (as in Claude
  * Code) as long as it stays inside the host's working directory; otherwise it is reset to it.
  */
 export function shellCwd(ctx: Pick<ToolCallContext, "sessionState" | "state" | "cwd">): string {
+  if (!persistCwd()) return ctx.cwd;
   const store = ctx.sessionState ?? ctx.state;
   const c = store.get(CWD_KEY);
   return typeof c === "string" && fs.existsSync(c) ? c : ctx.cwd;
@@ -157,7 +170,7 @@ export const Bash = defineTool<BashInput>({
   name: "Bash",
   description:
     "When you need to run a shell command: build, test, lint, git, package managers, or any program, in the working directory (prefer Read, Glob, Grep, Edit and Write for reading, finding and changing files). " +
-    "Runs `command` with bash -c (sh if bash is missing) in its own process group, with a timeout (default 120000 ms, at most 600000) after which the whole group is killed; returns stdout, stderr and a non-zero exit code. A `cd` carries over to later calls while it stays inside the working directory; environment variables do not. With run_in_background it returns an id at once; read the output later with TaskOutput and stop it with TaskStop. Very long output keeps its beginning and end. " +
+    "Runs `command` with bash -c (sh if bash is missing) in its own process group, with a timeout (default 120000 ms, at most 600000) after which the whole group is killed; returns stdout, stderr and a non-zero exit code. " + (persistCwd() ? "A `cd` carries over to later calls while it stays inside the working directory; environment variables do not." : "Each call starts in the working directory (a `cd` does not carry over; use `cd dir && command`).") + " With run_in_background it returns an id at once; read the output later with TaskOutput and stop it with TaskStop. Very long output keeps its beginning and end. " +
     "Why: commands run with a bounded time and output, so a hung or noisy command cannot stall the session.",
   searchHint: "shell terminal command run execute script sh",
   inputSchema: {
@@ -184,7 +197,7 @@ export const Bash = defineTool<BashInput>({
     const timeout = Math.min(input.timeout ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
     const t0 = performance.now();
     const startCwd = shellCwd(ctx);
-    const child = spawnShell(input.command, startCwd, { cwdPipe: true });
+    const child = spawnShell(input.command, startCwd, { cwdPipe: persistCwd() });
     const out = new HeadTail();
     const err = new HeadTail();
     let endCwd = "";

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { flag } from "../../core/index.ts";
 import { isDestructiveCommand, isReadOnlyCommand } from "../../plugins/builtin-tools/bash.ts";
 import { registry } from "../../plugins/builtin-tools/procs.ts";
@@ -39,7 +39,15 @@ describe("Bash", () => {
     expect(ok.text).toBe("fine");
   });
 
-  it("cd carries over between calls inside the working directory, and is reset when it leaves", async () => {
+  it("cd does not carry over by default", async () => {
+    fs.mkdirSync(path.join(dir, "sub/inner"), { recursive: true });
+    expect((await run(host, "Bash", { command: "cd sub && pwd" }, "nocd")).text).toBe(path.join(dir, "sub"));
+    expect((await run(host, "Bash", { command: "pwd" }, "nocd")).text).toBe(dir);
+  });
+
+  it("with TOOLHOST_BASH_PERSIST_CWD=1, cd carries over inside the working directory and is reset when it leaves", async () => {
+    process.env.TOOLHOST_BASH_PERSIST_CWD = "1";
+    onTestFinished(() => void delete process.env.TOOLHOST_BASH_PERSIST_CWD);
     fs.mkdirSync(path.join(dir, "sub/inner"), { recursive: true });
     const s = "cwd-session";
     expect((await run(host, "Bash", { command: "cd sub/inner && echo moved" }, s)).text).toBe("moved");
