@@ -116,7 +116,15 @@ export function registry(): Registry {
     r.exitHook = true;
     // last resort: never leave process groups behind when node itself exits
     process.once("exit", () => {
-      for (const p of r!.procs.values()) if (!p.done) p.kill();
+      // timers do not run any more: SIGKILL the groups directly
+      for (const p of r!.procs.values()) {
+        if (p.done || !p.pid) continue;
+        try {
+          process.kill(-p.pid, "SIGKILL");
+        } catch {
+          /* gone */
+        }
+      }
     });
   }
   return r;
