@@ -3,6 +3,8 @@
  * `bash -c` (or `sh -c`) in its own process group, so a timeout or an abort kills the whole pipeline.
  * Output is kept bounded in memory (head + tail); the pipeline's shaping plugin applies the model budget.
  */
+import fs from "node:fs";
+import path from "node:path";
 import { defineTool, type ToolCallContext, type ToolResult } from "../../core/index.ts";
 import { HeadTail, OutputRing, killGroup, lookup, nextId, ownedIds, registry, spawnShell, waitFor, type ManagedProc } from "./procs.ts";
 
@@ -64,6 +66,36 @@ function owner(ctx: ToolCallContext): object {
   return ctx.sessionState ?? ctx.state;
 }
 
+/** Session-wide state key (Session.shared) holding the Bash shell's current directory, for permission checks. */
+export const SHELL_CWD_KEY = "builtin-tools:bashCwd";
+const CWD_KEY = SHELL_CWD_KEY;
+
+/**
+ * Whether `cd` carries over between Bash calls (Claude Code does this). Off unless
+ * TOOLHOST_BASH_PERSIST_CWD=1: the permissions plugin still resolves a Bash command's relative paths
+ * against the host cwd, so a carried-over `cd` would let `echo > file` escape an `Edit(./dir/**)` deny.
+ * Turn it on by default once permission checks read SHELL_CWD_KEY.
+ */
+export function persistCwd(): boolean {
+  return process.env.TOOLHOST_BASH_PERSIST_CWD === "1";
+}
+
+/**
+ * The shell's working directory for this session: `cd` carries over between Bash calls (as in Claude
+ * Code) as long as it stays inside the host's working directory; otherwise it is reset to it.
+ */
+export function shellCwd(ctx: Pick<ToolCallContext, "sessionState" | "state" | "cwd">): string {
+  if (!persistCwd()) return ctx.cwd;
+  const store = ctx.sessionState ?? ctx.state;
+  const c = store.get(CWD_KEY);
+  return typeof c === "string" && fs.existsSync(c) ? c : ctx.cwd;
+}
+
+function inside(p: string, dir: string): boolean {
+  const rel = path.relative(dir, p);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
 function formatOutput(stdout: string, stderr: string, exitCode: number | null, extra: string[]): string {
   const parts: string[] = [];
   if (stdout.trim()) parts.push(stdout.replace(/\n+$/, ""));
@@ -73,8 +105,19 @@ function formatOutput(stdout: string, stderr: string, exitCode: number | null, e
   return parts.join("\n") || "(no output)";
 }
 
+/** Background tasks kept per session; beyond it the oldest finished (then oldest running) are dropped. */
+export const MAX_BACKGROUND = 64;
+
 function startBackground(input: BashInput, ctx: ToolCallContext): ToolResult {
-  const child = spawnShell(input.command, ctx.cwd);
+  const mine = [...registry().procs.values()].filter((p) => p.kind === "bash" && p.owner === owner(ctx));
+  if (mine.length >= MAX_BACKGROUND) {
+    mine.sort((a, b) => Number(b.done) - Number(a.done) || a.startedAt - b.startedAt);
+    for (const p of mine.slice(0, mine.length - MAX_BACKGROUND + 1)) {
+      if (!p.done) p.kill();
+      registry().procs.delete(p.id);
+    }
+  }
+  const child = spawnShell(input.command, shellCwd(ctx));
   const id = nextId("bash_");
   let resolveExit!: () => void;
   const p: ManagedProc = {
@@ -127,7 +170,7 @@ export const Bash = defineTool<BashInput>({
   name: "Bash",
   description:
     "When you need to run a shell command: build, test, lint, git, package managers, or any program, in the working directory (prefer Read, Glob, Grep, Edit and Write for reading, finding and changing files). " +
-    "Runs `command` with bash -c (sh if bash is missing) in its own process group, with a timeout (default 120000 ms, at most 600000) after which the whole group is killed; returns stdout, stderr and a non-zero exit code. Each call starts fresh in the working directory (no cd carries over). With run_in_background it returns an id at once; read the output later with TaskOutput and stop it with TaskStop. Very long output keeps its beginning and end. " +
+    "Runs `command` with bash -c (sh if bash is missing) in its own process group, with a timeout (default 120000 ms, at most 600000) after which the whole group is killed; returns stdout, stderr and a non-zero exit code. " + (persistCwd() ? "A `cd` carries over to later calls while it stays inside the working directory; environment variables do not." : "Each call starts in the working directory (a `cd` does not carry over; use `cd dir && command`).") + " With run_in_background it returns an id at once; read the output later with TaskOutput and stop it with TaskStop. Very long output keeps its beginning and end. " +
     "Why: commands run with a bounded time and output, so a hung or noisy command cannot stall the session.",
   searchHint: "shell terminal command run execute script sh",
   inputSchema: {
@@ -146,14 +189,19 @@ export const Bash = defineTool<BashInput>({
   isDestructive: (input) => isDestructiveCommand(input?.command),
   interruptBehavior: "cancel",
   activityText: "Running",
-  checkPermissions: (input) => (!input.run_in_background && isReadOnlyCommand(input.command) ? { behavior: "allow", reason: "read-only command" } : undefined),
+  // auto-allow only read-only commands that stay inside the working directory (no absolute, ~ or .. paths)
+  checkPermissions: (input) =>
+    !input.run_in_background && isReadOnlyCommand(input.command) && !/(^|\s)(\/|~)|\.\./.test(input.command) ? { behavior: "allow", reason: "read-only command inside the working directory" } : undefined,
   async call(input, ctx): Promise<ToolResult> {
     if (input.run_in_background) return startBackground(input, ctx);
     const timeout = Math.min(input.timeout ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
     const t0 = performance.now();
-    const child = spawnShell(input.command, ctx.cwd);
+    const startCwd = shellCwd(ctx);
+    const child = spawnShell(input.command, startCwd, { cwdPipe: persistCwd() });
     const out = new HeadTail();
     const err = new HeadTail();
+    let endCwd = "";
+    (child.stdio[3] as NodeJS.ReadableStream | undefined)?.setEncoding("utf8").on("data", (s: string) => (endCwd += s));
     child.stdout!.setEncoding("utf8").on("data", (s: string) => out.push(s));
     child.stderr!.setEncoding("utf8").on("data", (s: string) => err.push(s));
     let interrupted: "timeout" | "abort" | undefined;
@@ -181,6 +229,17 @@ export const Bash = defineTool<BashInput>({
     });
     clearTimeout(timer);
     ctx.signal.removeEventListener("abort", onAbort);
+    (child.stdio[3] as (NodeJS.ReadableStream & { destroy(): void }) | undefined)?.destroy();
+    let cwdNote: string | undefined;
+    const reported = endCwd.trim();
+    if (reported && reported !== startCwd) {
+      const store = ctx.sessionState ?? ctx.state;
+      if (inside(reported, ctx.cwd) || inside(reported, fs.realpathSync(ctx.cwd))) store.set(CWD_KEY, reported);
+      else {
+        store.delete(CWD_KEY);
+        cwdNote = `Shell cwd was reset to ${ctx.cwd} (the command left the working directory; cd only carries over inside it).`;
+      }
+    }
     const stdout = out.toString();
     const stderr = err.toString();
     const exitCode = code ?? (sig ? 128 + (({ SIGTERM: 15, SIGKILL: 9, SIGINT: 2 }) as Record<string, number>)[sig]! || 1 : 1);
@@ -188,6 +247,7 @@ export const Bash = defineTool<BashInput>({
     if (spawnError) extra.push(`Failed to start the shell: ${spawnError}`);
     if (interrupted === "timeout") extra.push(`Command timed out after ${timeout} ms and was killed (with its process group). Use a longer timeout (max ${MAX_TIMEOUT_MS}) or run_in_background for long jobs.`);
     if (interrupted === "abort") extra.push("Command was interrupted and killed.");
+    if (cwdNote) extra.push(cwdNote);
     const meta = { stdout, stderr, exitCode, interrupted: !!interrupted, isImage: false, durationMs: Math.round(performance.now() - t0) };
     const failed = !!interrupted || !!spawnError || (exitCode !== 0 && !benignExit(input.command, exitCode));
     return { content: [{ type: "text", text: formatOutput(stdout, stderr, interrupted ? null : exitCode, extra) }], isError: failed, meta, structuredContent: meta };

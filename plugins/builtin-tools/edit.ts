@@ -43,11 +43,12 @@ function listLines(lines: number[]): string {
 function snippet(text: string, fromLine: number, toLine: number): string {
   const lines = text.split("\n");
   const a = Math.max(1, fromLine - 3);
-  const b = Math.min(lines.length, toLine + 3);
-  return lines
+  const b = Math.min(lines.length, toLine + 3, a + 39);
+  const out = lines
     .slice(a - 1, b)
     .map((l, i) => numberLine(a + i, l))
     .join("\n");
+  return b < Math.min(lines.length, toLine + 3) ? `${out}\n[… snippet cut at 40 lines; Read the file to see the rest]` : out;
 }
 
 export const Edit = defineTool<EditInput>({

@@ -56,8 +56,21 @@ export const Glob = defineTool<GlobInput>({
   isConcurrencySafe: true,
   isDestructive: false,
   activityText: "Searching files",
-  normalizeInput: normalizePaths(["path"]),
-  checkPermissions: (input, ctx) => (isInside(absolutePath(input.path ?? ctx.cwd, ctx.cwd), ctx.cwd) ? { behavior: "allow", reason: "read-only search inside the working directory" } : undefined),
+  // An absolute (or ~/, or ../) pattern moves its static directory into `path`, so path rules (Read(...)) and
+  // hooks see where the search really happens: {pattern: "/etc/**/*.conf"} → {pattern: "**/*.conf", path: "/etc"}.
+  normalizeInput(input, ctx) {
+    const out = normalizePaths<GlobInput>(["path"])(input, ctx);
+    const p = out.pattern.replace(/\\/g, "/");
+    if (p.startsWith("/") || p.startsWith("~/") || /(^|\/)\.\.(\/|$)/.test(picomatch.scan(p).base)) {
+      const split = splitPattern(p, absolutePath(out.path ?? ctx.cwd, ctx.cwd));
+      return { ...out, pattern: split.pattern, path: split.root };
+    }
+    return out;
+  },
+  checkPermissions: (input, ctx) => {
+    const where = splitPattern(input.pattern, absolutePath(input.path ?? ctx.cwd, ctx.cwd)).root;
+    return isInside(where, ctx.cwd) ? { behavior: "allow", reason: "read-only search inside the working directory" } : undefined;
+  },
   async call(input, ctx): Promise<ToolResult> {
     const t0 = performance.now();
     const base = absolutePath(input.path ?? ctx.cwd, ctx.cwd);
@@ -73,8 +86,8 @@ export const Glob = defineTool<GlobInput>({
     const maxDepth = split.pattern.includes("**") ? Infinity : split.pattern.split("/").length - 1;
     const found: Array<{ abs: string; mtime: number }> = [];
     if (fs.existsSync(split.root)) {
-      for await (const f of walkFiles(split.root, { signal: ctx.signal, enterDir: (_rel, depth) => depth <= maxDepth })) {
-        if (isMatch(f.rel)) {
+      for await (const f of walkFiles(split.root, { signal: ctx.signal, enterDir: (_rel, depth) => depth <= maxDepth, acceptFile: isMatch })) {
+        {
           let mtime = 0;
           try {
             mtime = fs.statSync(f.abs).mtimeMs;

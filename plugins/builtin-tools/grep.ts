@@ -133,7 +133,15 @@ export function fileFilter(glob: string | undefined, type: string | undefined): 
   if (type) {
     const globs = TYPES[type.toLowerCase()];
     if (!globs) return `unknown file type "${type}". Known types: ${Object.keys(TYPES).join(", ")}. Or use glob (e.g. "*.ext") instead.`;
-    typeMatch = picomatch(globs, { dot: true, basename: true });
+    // type globs are `*.ext`, exact names or `Name.*`: match the basename with set lookups, not regexes
+    const exts = new Set(globs.filter((g) => /^\*\.[^*?[{]+$/.test(g)).map((g) => g.slice(1)));
+    const names = new Set(globs.filter((g) => !/[*?[{]/.test(g)));
+    const prefixes = globs.filter((g) => /^[^*?[{]+\.\*$/.test(g)).map((g) => g.slice(0, -1));
+    typeMatch = (rel) => {
+      const base = rel.slice(rel.lastIndexOf("/") + 1);
+      const dot = base.lastIndexOf(".");
+      return (dot > 0 && exts.has(base.slice(dot))) || names.has(base) || prefixes.some((p) => base.startsWith(p)) || (dot === 0 && exts.has(base));
+    };
   }
   return (rel) => (!pos.length || pos.some((m) => m(rel))) && !neg.some((m) => m(rel)) && (!typeMatch || typeMatch(rel));
 }
@@ -211,8 +219,13 @@ function cut(line: string): string {
 
 /** ripgrep-style content lines: `path:N:text` for matches, `path-N-text` for context, `--` between groups. */
 export function contentLines(hit: FileHit, shownPath: string, before: number, after: number, numbers: boolean): string[] {
-  const lines = hit.text.split("\n");
-  if (lines.length && lines[lines.length - 1] === "" && hit.text.endsWith("\n")) lines.pop();
+  // line access through start offsets: no per-line string allocation for lines that are not shown
+  const text = hit.text;
+  const starts = lineStarts(text);
+  if (starts.length > 1 && starts[starts.length - 1] === text.length) starts.pop(); // trailing newline
+  const end = text.endsWith("\n") ? text.length - 1 : text.length;
+  const lineAt = (i: number) => text.slice(starts[i - 1], i < starts.length ? starts[i]! - 1 : end);
+  const lines = { length: starts.length };
   const isMatch = new Set(hit.lines);
   const out: string[] = [];
   let lastEmitted = 0;
@@ -223,7 +236,7 @@ export function contentLines(hit: FileHit, shownPath: string, before: number, af
     for (let i = from; i <= to; i++) {
       if (i <= lastEmitted) continue;
       const sep = isMatch.has(i) ? ":" : "-";
-      out.push(numbers ? `${shownPath}${sep}${i}${sep}${cut(lines[i - 1] ?? "")}` : `${shownPath}${sep}${cut(lines[i - 1] ?? "")}`);
+      out.push(numbers ? `${shownPath}${sep}${i}${sep}${cut(lineAt(i))}` : `${shownPath}${sep}${cut(lineAt(i))}`);
       lastEmitted = i;
     }
   }
@@ -234,6 +247,14 @@ export interface SearchResult {
   hits: FileHit[];
   filesSearched: number;
   skippedLarge: string[];
+  /** True when the walk stopped at stopAfterLines (more matches may exist). */
+  stoppedEarly: boolean;
+}
+
+/** The pattern as UTF-8 bytes when it is a plain literal (no metacharacters, case-sensitive), else undefined. */
+export function requiredLiteral(re: RegExp): Buffer | undefined {
+  if (re.flags.includes("i") || !re.source || /[\\^$.|?*+()[\]{}]/.test(re.source)) return undefined;
+  return Buffer.from(re.source, "utf8");
 }
 
 /**
@@ -248,34 +269,61 @@ export async function search(
   signal?: AbortSignal,
   singleFile?: boolean,
   keepText = Infinity,
+  /** Stop walking once this many matching lines were found (content-mode paging); the result says so. */
+  stopAfterLines = Infinity,
 ): Promise<SearchResult> {
+  let matched = 0;
   const hits: FileHit[] = [];
+  let stoppedEarly = false;
   const skippedLarge: string[] = [];
   let filesSearched = 0;
+  // one reusable buffer: small files (most of a repository) cost open + read + close, no stat, no allocation
+  const scratch = Buffer.allocUnsafe(256 * 1024);
+  const literal = requiredLiteral(re);
   const consider = (abs: string) => {
     let buf: Buffer;
+    let fd: number;
     try {
-      const st = fs.statSync(abs);
-      if (st.size > MAX_FILE_BYTES) {
-        skippedLarge.push(abs);
-        return;
-      }
-      buf = fs.readFileSync(abs);
+      fd = fs.openSync(abs, "r");
     } catch {
       return;
     }
+    try {
+      const n = fs.readSync(fd, scratch, 0, scratch.length, 0);
+      if (n < scratch.length) buf = scratch.subarray(0, n);
+      else {
+        const size = fs.fstatSync(fd).size;
+        if (size > MAX_FILE_BYTES) {
+          skippedLarge.push(abs);
+          return;
+        }
+        buf = fs.readFileSync(abs);
+      }
+    } catch {
+      return;
+    } finally {
+      fs.closeSync(fd);
+    }
     filesSearched++;
+    // a pattern that is a plain case-sensitive literal: reject files with a byte search, before decoding
+    if (literal && buf.indexOf(literal) === -1) return;
     if (looksBinaryQuick(buf)) return;
     const text = buf.toString("utf8");
     const lines = matchLines(re, text, multiline);
-    if (lines.length) hits.push({ abs, lines, count: lines.length, text: hits.length < keepText ? text : "", mtime: 0 });
+    if (lines.length) {
+      hits.push({ abs, lines, count: lines.length, text: hits.length < keepText ? text : "", mtime: 0 });
+      matched += lines.length;
+    }
   };
   if (singleFile) consider(root);
   else {
     let n = 0;
-    for await (const f of walkFiles(root, { signal })) {
-      if (!filter(f.rel)) continue;
+    for await (const f of walkFiles(root, { signal, acceptFile: filter })) {
       consider(f.abs);
+      if (matched >= stopAfterLines) {
+        stoppedEarly = true;
+        break;
+      }
       if (++n % 512 === 0) {
         await new Promise((r) => setImmediate(r));
         if (signal?.aborted) break;
@@ -289,7 +337,7 @@ export async function search(
       /* vanished */
     }
   }
-  return { hits, filesSearched, skippedLarge };
+  return { hits, filesSearched, skippedLarge, stoppedEarly };
 }
 
 /** ripgrep's binary heuristic: a NUL byte in the first 8 KB. */
@@ -354,10 +402,13 @@ export const Grep = defineTool<GrepInput>({
     const re = compilePattern(input.pattern, { ignoreCase: input["-i"], multiline });
     const filter = fileFilter(input.glob, input.type) as (rel: string) => boolean;
     const keep = mode === "content" ? Infinity : mode === "count" ? 0 : EXPAND_MAX_FILES;
-    const res = await search(root, re, filter, multiline, ctx.signal, st.isFile(), keep);
-    const hits = res.hits;
     const limit = input.head_limit === 0 ? Infinity : input.head_limit ?? DEFAULT_HEAD_LIMIT;
     const offset = input.offset ?? 0;
+    // content mode lists files in walk order (sorted names, deterministic), so a limited page can stop
+    // the walk as soon as it has one line more than it shows; the other modes need every file
+    const stopAfter = mode === "content" && limit !== Infinity ? offset + limit + 1 : Infinity;
+    const res = await search(root, re, filter, multiline, ctx.signal, st.isFile(), keep, stopAfter);
+    const hits = res.hits;
     const page = <T>(xs: T[]): { shown: T[]; omitted: number } => {
       const shown = xs.slice(offset, offset + Math.min(limit, HARD_LINE_CAP));
       return { shown, omitted: Math.max(0, xs.length - offset - shown.length) };
@@ -392,8 +443,8 @@ export const Grep = defineTool<GrepInput>({
       return done(text);
     }
 
-    hits.sort((a, b) => (a.abs < b.abs ? -1 : 1));
     if (mode === "count") {
+      hits.sort((a, b) => (a.abs < b.abs ? -1 : 1));
       const rows = hits.map((h) => `${displayPath(h.abs, ctx.cwd)}:${h.count}`);
       const { shown, omitted } = page(rows);
       const total = hits.reduce((n, h) => n + h.count, 0);
@@ -405,15 +456,30 @@ export const Grep = defineTool<GrepInput>({
     const before = input["-B"] ?? c;
     const after = input["-A"] ?? c;
     const numbers = input["-n"] ?? true;
+    // format only as many files as the page needs; the rest are counted, not formatted
+    const want = offset + Math.min(limit, HARD_LINE_CAP) + 1;
     const all: string[] = [];
+    let rest = 0;
+    let restFiles = 0;
     for (const h of hits) {
+      if (all.length >= want) {
+        rest += h.lines.length;
+        restFiles++;
+        continue;
+      }
       if (all.length && (before || after)) all.push("--");
       for (const l of contentLines(h, displayPath(h.abs, ctx.cwd), before, after, numbers)) all.push(l); // no spread: 100k+ lines overflow the stack
-      if (all.length > offset + Math.min(limit, HARD_LINE_CAP) + 1 && all.length > HARD_LINE_CAP) break;
     }
     const { shown, omitted } = page(all);
     meta.numLines = shown.length;
-    return done(`${shown.join("\n")}${pagingNote(omitted, "lines")}`);
+    meta.numMatchingLines = hits.reduce((n, h) => n + h.lines.length, 0);
+    const more = omitted + rest;
+    if (res.stoppedEarly) {
+      meta.truncated = true;
+      return done(`${shown.join("\n")}\n(More matching lines exist; the search stopped after this page. Use offset ${offset + shown.length} for the next page, or narrow the search with path, glob or type.)`);
+    }
+    const exact = !(before || after) || restFiles === 0;
+    return done(`${shown.join("\n")}${pagingNote(more, exact ? "lines" : "lines (at least; context lines not counted)")}`);
   },
 });
 

@@ -116,7 +116,15 @@ export function registry(): Registry {
     r.exitHook = true;
     // last resort: never leave process groups behind when node itself exits
     process.once("exit", () => {
-      for (const p of r!.procs.values()) if (!p.done) p.kill();
+      // timers do not run any more: SIGKILL the groups directly
+      for (const p of r!.procs.values()) {
+        if (p.done || !p.pid) continue;
+        try {
+          process.kill(-p.pid, "SIGKILL");
+        } catch {
+          /* gone */
+        }
+      }
     });
   }
   return r;
@@ -154,12 +162,15 @@ export function killGroup(pid: number | undefined, graceMs = 1000): void {
   t.unref();
 }
 
-export function spawnShell(command: string, cwd: string, opts: { stdin?: boolean; login?: boolean } = {}): ChildProcess {
+export function spawnShell(command: string, cwd: string, opts: { stdin?: boolean; login?: boolean; cwdPipe?: boolean } = {}): ChildProcess {
   const sh = shell();
-  return spawn(sh, [opts.login && sh.endsWith("bash") ? "-lc" : "-c", command], {
+  // cwdPipe: report the shell's final directory on fd 3 (so `cd` can carry over to the next call);
+  // an `exit` inside the command skips the report, which keeps the previous directory
+  const script = opts.cwdPipe ? `${command}\n__th_status=$?; pwd -P >&3 2>/dev/null; exit $__th_status` : command;
+  return spawn(sh, [opts.login && sh.endsWith("bash") ? "-lc" : "-c", script], {
     cwd,
-    detached: true, // own process group, so a timeout or abort kills the whole pipeline
-    stdio: [opts.stdin ? "pipe" : "ignore", "pipe", "pipe"],
+    detached: true, // own process group, so a timeout or an abort kills the whole pipeline
+    stdio: [opts.stdin ? "pipe" : "ignore", "pipe", "pipe", ...(opts.cwdPipe ? (["pipe"] as const) : [])],
     env: { ...process.env, TERM: process.env.TERM ?? "dumb", GIT_TERMINAL_PROMPT: "0" },
   });
 }

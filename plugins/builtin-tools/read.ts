@@ -13,8 +13,8 @@ export const READ_MAX_CHARS = 100_000;
 const CHUNK = 1 << 20;
 /** Bytes kept of one over-long line (the line cap shows 2000 characters of it anyway). */
 const MAX_PENDING = 64 * 1024;
-/** Files up to this size get their total line count reported (the rest of the file is scanned). */
-const COUNT_ALL_LIMIT = 64 * 1024 * 1024;
+/** Files up to this size get their total line count reported (the rest of the file is scanned); bigger files stop after the page. */
+const COUNT_ALL_LIMIT = 8 * 1024 * 1024;
 const IMAGE_TYPES: Record<string, string> = { ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp" };
 const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 

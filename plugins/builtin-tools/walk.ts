@@ -22,15 +22,23 @@ export interface WalkOptions {
   /** Return false to skip a directory (relative path from the root, "/"-separated). */
   enterDir?: (rel: string, depth: number) => boolean;
   signal?: AbortSignal;
+  /** Cheap file filter applied before the (costlier) ignore check; files it rejects are never yielded. */
+  acceptFile?: (rel: string) => boolean;
 }
 
 interface Layer {
   dir: string; // absolute directory of the ignore file(s)
   ig: Ignore;
+  /**
+   * When no pattern contains a "/" (other than a trailing one) the verdict depends only on the entry's
+   * name and kind, so it is cached per name: a Map lookup instead of a ~3 µs `ignore` test per file.
+   */
+  byName?: Map<string, { ignored: boolean; unignored: boolean }>;
 }
 
-function loadIgnore(dir: string): Ignore | undefined {
+function loadIgnore(dir: string): Omit<Layer, "dir"> | undefined {
   let ig: Ignore | undefined;
+  let nameOnly = true;
   for (const name of [".gitignore", ".ignore"]) {
     let text: string;
     try {
@@ -39,8 +47,13 @@ function loadIgnore(dir: string): Ignore | undefined {
       continue;
     }
     (ig ??= ignore({ allowRelativePaths: true })).add(text);
+    for (const raw of text.split(/\r?\n/)) {
+      const l = raw.trim();
+      if (!l || l.startsWith("#")) continue;
+      if (l.replace(/^!/, "").replace(/\/+$/, "").includes("/")) nameOnly = false;
+    }
   }
-  return ig;
+  return ig ? { ig, byName: nameOnly ? new Map() : undefined } : undefined;
 }
 
 /** The ignore layers that apply to `root` from its ancestors (up to the enclosing git repository). */
@@ -57,7 +70,7 @@ function ancestorLayers(root: string): Layer[] {
   if (!fs.existsSync(path.join(chain[chain.length - 1]!, ".git"))) return layers;
   for (const dir of chain.reverse()) {
     const ig = loadIgnore(dir);
-    if (ig) layers.push({ dir, ig });
+    if (ig) layers.push({ dir, ...ig });
   }
   return layers;
 }
@@ -65,10 +78,17 @@ function ancestorLayers(root: string): Layer[] {
 function ignored(layers: Layer[], abs: string, isDir: boolean): boolean {
   let verdict = false;
   for (const l of layers) {
-    let rel = path.relative(l.dir, abs);
-    if (!rel || rel.startsWith("..")) continue;
+    // abs is always below l.dir here (layers come from ancestors): slice instead of path.relative
+    if (abs.length <= l.dir.length + 1 || !abs.startsWith(l.dir)) continue;
+    let rel = abs.slice(l.dir.length + (l.dir.endsWith(path.sep) ? 0 : 1));
     if (path.sep !== "/") rel = rel.split(path.sep).join("/");
-    const r = l.ig.test(isDir ? rel + "/" : rel);
+    let r: { ignored: boolean; unignored: boolean };
+    if (l.byName) {
+      const key = (isDir ? "d:" : "f:") + rel.slice(rel.lastIndexOf("/") + 1);
+      let hit = l.byName.get(key);
+      if (!hit) l.byName.set(key, (hit = l.ig.test(isDir ? key.slice(2) + "/" : key.slice(2))));
+      r = hit;
+    } else r = l.ig.test(isDir ? rel + "/" : rel);
     if (r.ignored) verdict = true;
     else if (r.unignored) verdict = false;
   }
@@ -87,7 +107,9 @@ export interface WalkEntry {
  */
 export async function* walkFiles(root: string, opts: WalkOptions = {}): AsyncGenerator<WalkEntry> {
   const useIgnore = opts.gitignore !== false;
-  const base = useIgnore ? ancestorLayers(root) : [];
+  let base = useIgnore ? ancestorLayers(root) : [];
+  // a directory the caller names explicitly is searched even if an ancestor's .gitignore ignores it
+  if (base.length && ignored(base, root, true)) base = [];
   const stack: Array<{ dir: string; rel: string; layers: Layer[]; depth: number }> = [{ dir: root, rel: "", layers: base, depth: 0 }];
   let dirs = 0;
   while (stack.length) {
@@ -105,7 +127,7 @@ export async function* walkFiles(root: string, opts: WalkOptions = {}): AsyncGen
     let layers = parent;
     if (useIgnore && entries.some((e) => e.name === ".gitignore" || e.name === ".ignore")) {
       const ig = loadIgnore(dir);
-      if (ig) layers = [...parent, { dir, ig }];
+      if (ig) layers = [...parent, { dir, ...ig }];
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     const subdirs: typeof stack = [];
@@ -130,6 +152,7 @@ export async function* walkFiles(root: string, opts: WalkOptions = {}): AsyncGen
         if (opts.enterDir && !opts.enterDir(r, depth + 1)) continue;
         subdirs.push({ dir: abs, rel: r, layers, depth: depth + 1 });
       } else if (isFile) {
+        if (opts.acceptFile && !opts.acceptFile(r)) continue;
         if (layers.length && ignored(layers, abs, false)) continue;
         yield { abs, rel: r };
       }

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compilePattern, matchLines } from "../../plugins/builtin-tools/grep.ts";
+import { compilePattern, matchLines, requiredLiteral } from "../../plugins/builtin-tools/grep.ts";
 import { hostIn, run, tmpDir, write, type Host } from "./helpers.ts";
 
 let dir: string;
@@ -56,6 +56,18 @@ describe("Glob", () => {
     expect(top.text).toBe(path.join(dir, "README.md"));
     const sub = await run(host, "Glob", { pattern: "src/deep/*.py" });
     expect(sub.text).toBe(path.join(dir, "src/deep/c.py"));
+  });
+
+  it("an absolute pattern moves its directory into path (rules and hooks see it); outside cwd is not auto-allowed", async () => {
+    const r = await run(host, "Glob", { pattern: `${dir}/src/**/*.py` });
+    expect(r.o.input).toEqual({ pattern: "**/*.py", path: path.join(dir, "src") });
+    expect(r.text).toBe(path.join(dir, "src/deep/c.py"));
+    const up = await run(host, "Glob", { pattern: "../deep/*.py", path: "src/x" });
+    expect(up.o.input).toEqual({ pattern: "*.py", path: path.join(dir, "src/deep") });
+    const glob = host.pool.byName.get("Glob")!;
+    expect(glob.checkPermissions!({ pattern: "**/*.ts" }, { cwd: dir, mode: "default" })?.behavior).toBe("allow");
+    expect(glob.checkPermissions!({ pattern: "../**/*.ts" }, { cwd: dir, mode: "default" })).toBeUndefined();
+    expect(glob.checkPermissions!({ pattern: "*", path: "/etc" }, { cwd: dir, mode: "default" })).toBeUndefined();
   });
 
   it("caps at 100 with a note of how many were omitted", async () => {
@@ -120,7 +132,10 @@ describe("Grep", () => {
     for (let i = 0; i < 20; i++) write(dir, `paged/p${String(i).padStart(2, "0")}.txt`, "hit\n".repeat(3));
     const r = await run(host, "Grep", { pattern: "hit", path: "paged", output_mode: "content", head_limit: 5 });
     expect(r.text.split("\n").slice(0, 5)).toHaveLength(5);
-    expect(r.text).toMatch(/55 more lines not shown; use offset 5/);
+    expect(r.text).toMatch(/More matching lines exist; the search stopped after this page. Use offset 5/);
+    expect(r.o.result.meta).toMatchObject({ truncated: true });
+    const all = await run(host, "Grep", { pattern: "hit", path: "paged", output_mode: "count" });
+    expect(all.text).toMatch(/Found 60 matching lines across 20 files/);
     const next = await run(host, "Grep", { pattern: "hit", path: "paged", output_mode: "content", head_limit: 5, offset: 5 });
     expect(next.text.split("\n")[0]).toBe("paged/p01.txt:3:hit");
   });
@@ -133,11 +148,35 @@ describe("Grep", () => {
     expect(bad.text).toMatch(/not a valid regular expression/);
   });
 
+  it("only plain case-sensitive literals take the byte-search shortcut", () => {
+    expect(requiredLiteral(compilePattern("needle_x", {}))?.toString()).toBe("needle_x");
+    for (const p of ["needle.", "a|b", "(?i)x", "x\\d", "^x"]) expect(requiredLiteral(compilePattern(p, {}))).toBeUndefined();
+    expect(requiredLiteral(compilePattern("x", { ignoreCase: true }))).toBeUndefined();
+  });
+
   it("line semantics match ripgrep even when a match would span lines", () => {
     const re = compilePattern("a\\s+b", {});
     expect(matchLines(re, "a\nb\na b\n", false)).toEqual([3]);
     expect(matchLines(compilePattern("(?i)X", {}), "x\ny\nX\n", false)).toEqual([1, 3]);
     expect(matchLines(compilePattern("^$", {}), "a\n\nb\n", false)).toEqual([2, 4]);
+  });
+
+  it("inside a git repository, ancestors' .gitignore applies below path, but an explicitly named ignored dir is searched", async () => {
+    const repo = tmpDir("th-git-");
+    fs.mkdirSync(path.join(repo, ".git"));
+    write(repo, ".gitignore", "*.gen.ts\nbuild/\n");
+    write(repo, "src/x.ts", "token\n");
+    write(repo, "src/x.gen.ts", "token\n");
+    write(repo, "build/out.ts", "token\n");
+    const h = await hostIn(repo);
+    try {
+      expect((await run(h, "Grep", { pattern: "token", path: "src" })).text).toMatch(/^Found 1 file\n.*src\/x\.ts/);
+      expect((await run(h, "Grep", { pattern: "token" })).text).toMatch(/^Found 1 file\n/);
+      expect((await run(h, "Glob", { pattern: "**/*.ts", path: "build" })).text).toBe(path.join(repo, "build/out.ts"));
+    } finally {
+      await h.close();
+      fs.rmSync(repo, { recursive: true, force: true });
+    }
   });
 
   it("handles huge outputs within the memory cap", async () => {

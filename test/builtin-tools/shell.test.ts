@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { flag } from "../../core/index.ts";
 import { isDestructiveCommand, isReadOnlyCommand } from "../../plugins/builtin-tools/bash.ts";
 import { registry } from "../../plugins/builtin-tools/procs.ts";
@@ -37,6 +37,27 @@ describe("Bash", () => {
     const ok = await run(host, "Bash", { command: "echo fine" });
     expect(ok.isError).toBe(false);
     expect(ok.text).toBe("fine");
+  });
+
+  it("cd does not carry over by default", async () => {
+    fs.mkdirSync(path.join(dir, "sub/inner"), { recursive: true });
+    expect((await run(host, "Bash", { command: "cd sub && pwd" }, "nocd")).text).toBe(path.join(dir, "sub"));
+    expect((await run(host, "Bash", { command: "pwd" }, "nocd")).text).toBe(dir);
+  });
+
+  it("with TOOLHOST_BASH_PERSIST_CWD=1, cd carries over inside the working directory and is reset when it leaves", async () => {
+    process.env.TOOLHOST_BASH_PERSIST_CWD = "1";
+    onTestFinished(() => void delete process.env.TOOLHOST_BASH_PERSIST_CWD);
+    fs.mkdirSync(path.join(dir, "sub/inner"), { recursive: true });
+    const s = "cwd-session";
+    expect((await run(host, "Bash", { command: "cd sub/inner && echo moved" }, s)).text).toBe("moved");
+    expect((await run(host, "Bash", { command: "pwd" }, s)).text).toBe(path.join(dir, "sub/inner"));
+    expect((await run(host, "Bash", { command: "pwd" }, "other-session")).text).toBe(dir);
+    const out = await run(host, "Bash", { command: "cd / && false" }, s);
+    expect(out.text).toMatch(/Shell cwd was reset to/);
+    expect(out.o.result.meta).toMatchObject({ exitCode: 1 });
+    expect((await run(host, "Bash", { command: "pwd" }, s)).text).toBe(dir);
+    expect((await run(host, "Bash", { command: "cd sub; exit 5" }, s)).o.result.meta).toMatchObject({ exitCode: 5 });
   });
 
   it("grep's exit 1 (no match) is not an error", async () => {
@@ -112,6 +133,10 @@ describe("Bash", () => {
     for (const c of ["rm -rf x", "git reset --hard", "echo > f", "ls && rm x", "git push --force"]) expect(isDestructiveCommand(c)).toBe(true);
     for (const c of ["ls", "echo a 2>&1", "cat x >> y", "git status"]) expect(isDestructiveCommand(c)).toBe(false);
     const bash = host.pool.byName.get("Bash")!;
+    expect(bash.checkPermissions!({ command: "ls -la src" }, { cwd: dir, mode: "default" })?.behavior).toBe("allow");
+    expect(bash.checkPermissions!({ command: "cat ~/.ssh/id_rsa" }, { cwd: dir, mode: "default" })).toBeUndefined();
+    expect(bash.checkPermissions!({ command: "cat ../x" }, { cwd: dir, mode: "default" })).toBeUndefined();
+    expect(bash.checkPermissions!({ command: "rm x" }, { cwd: dir, mode: "default" })).toBeUndefined();
     expect(flag(bash.isReadOnly, { command: "ls" })).toBe(true);
     expect(flag(bash.isReadOnly, {})).toBe(false);
   });
