@@ -17,11 +17,19 @@ export interface WaitOptions {
   waitMs: number;
   /** Quiet time after the last publish before the result is taken (ms). */
   settleMs: number;
+  /** How long a slow server's late publish is still listened for after `waitMs` (ms). */
+  lateMs: number;
 }
 
 export interface NewDiagnostics {
   /** uri → new error/warning diagnostics. */
   files: Map<string, Diagnostic[]>;
+  /**
+   * The server published nothing for the edited file within `waitMs`: it may be slow, or it may
+   * publish nothing because nothing changed. Resolves with what a later publish brings (empty when
+   * none comes within `lateMs`), to be reported with a later tool result.
+   */
+  late?: Promise<Map<string, Diagnostic[]>>;
 }
 
 const SEVERITY = ["", "error", "warning", "info", "hint"];
@@ -38,17 +46,45 @@ export async function newDiagnosticsAfterEdit(server: LspServer, file: string, b
   }
   const baseline = new Map([...server.diagnostics].map(([k, v]) => [k, v.slice()]));
   if (!server.isOpen(file) && before == null) baseline.set(uri, []);
+  const compare = (uris: Iterable<string>) => {
+    const files = new Map<string, Diagnostic[]>();
+    for (const u of uris) {
+      const fresh = diff(baseline.get(u) ?? [], server.diagnostics.get(u) ?? []);
+      if (fresh.length) files.set(u, fresh);
+    }
+    return files;
+  };
   const prior = server.openText(file);
-  const touched = await waitForPublish(server, uri, w, () => {
+  const seen = await waitForPublish(server, uri, w, () => {
     server.syncFile(file);
     return server.openText(file) !== prior;
   });
-  const files = new Map<string, Diagnostic[]>();
-  for (const u of touched) {
-    const fresh = diff(baseline.get(u) ?? [], server.diagnostics.get(u) ?? []);
-    if (fresh.length) files.set(u, fresh);
-  }
-  return { files };
+  const out: NewDiagnostics = { files: compare(seen.touched) };
+  if (seen.changed && !seen.sawTarget && server.state === "running") out.late = lateWatch(server, uri, w).then(compare);
+  return out;
+}
+
+/** Listen on after the bounded wait: the URIs published once the edited file was, or none after `lateMs`. */
+function lateWatch(server: LspServer, uri: string, w: WaitOptions): Promise<Set<string>> {
+  return new Promise((resolve) => {
+    const touched = new Set<string>();
+    let sawTarget = false;
+    let settle: NodeJS.Timeout | undefined;
+    const finish = () => {
+      off();
+      clearTimeout(giveUp);
+      clearTimeout(settle);
+      resolve(sawTarget ? touched : new Set());
+    };
+    const off = server.onDiagnostics((u) => {
+      touched.add(u);
+      if (u === uri) sawTarget = true;
+      if (!sawTarget) return;
+      clearTimeout(settle);
+      settle = setTimeout(finish, w.settleMs).unref();
+    });
+    const giveUp = setTimeout(finish, w.lateMs).unref();
+  });
 }
 
 /** Servers with pull diagnostics (LSP 3.17 textDocument/diagnostic): ask before and after, no waiting on pushes. */
@@ -77,7 +113,7 @@ async function pull(server: LspServer, file: string, uri: string, before: string
  * `waitMs` passed. Servers that publish nothing when nothing changed (typescript-language-server
  * skips clean → clean) cost the full `waitMs`.
  */
-async function waitForPublish(server: LspServer, uri: string, w: WaitOptions, act: () => unknown): Promise<Set<string>> {
+async function waitForPublish(server: LspServer, uri: string, w: WaitOptions, act: () => unknown): Promise<{ touched: Set<string>; sawTarget: boolean; changed: boolean }> {
   const touched = new Set<string>();
   let sawTarget = false;
   let last = 0;
@@ -87,7 +123,7 @@ async function waitForPublish(server: LspServer, uri: string, w: WaitOptions, ac
     last = Date.now();
   });
   try {
-    if (act() === false) return touched;
+    if (act() === false) return { touched, sawTarget, changed: false };
     const deadline = Date.now() + w.waitMs;
     while (Date.now() < deadline) {
       if (sawTarget && Date.now() - last >= w.settleMs) break;
@@ -97,7 +133,7 @@ async function waitForPublish(server: LspServer, uri: string, w: WaitOptions, ac
   } finally {
     off();
   }
-  return touched;
+  return { touched, sawTarget, changed: true };
 }
 
 function key(d: Diagnostic): string {
@@ -119,7 +155,8 @@ export function diff(before: Diagnostic[], after: Diagnostic[]): Diagnostic[] {
 }
 
 /** "LSP diagnostics: Found N new diagnostic issues in M files" + one line per issue, or "" when none. */
-export function formatNew(nd: NewDiagnostics, cwd: string, serverId: string): string {
+export function formatNew(files: Map<string, Diagnostic[]>, cwd: string, serverId: string): string {
+  const nd = { files };
   const all = [...nd.files].flatMap(([uri, ds]) => ds.map((d) => ({ uri, d })));
   if (!all.length) return "";
   const n = all.length;

@@ -9,7 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { defineTool, definePlugin, errorMessage, textResult, PACKAGE_ROOT, type Tool, type PostToolUseContext } from "../../core/index.ts";
 import { readServers, type ServerDef, type ServerTable } from "./config.ts";
-import { LspServer } from "./server.ts";
+import { LspServer, type Diagnostic } from "./server.ts";
 import { OPERATIONS, relPath, runOperation, type LspInput } from "./operations.ts";
 import { formatNew, newDiagnosticsAfterEdit } from "./diagnostics.ts";
 
@@ -24,6 +24,8 @@ export interface LspOptions {
   diagnosticsWaitMs?: number;
   /** Quiet time after the last publishDiagnostics before diagnostics are taken (default 300 ms). */
   diagnosticsSettleMs?: number;
+  /** How long a slow server's diagnostics are still awaited after the bounded wait, for a later result (default 10000 ms). */
+  diagnosticsLateMs?: number;
   /** Timeout of one LSP request (default 30000 ms). */
   requestTimeoutMs?: number;
 }
@@ -88,21 +90,37 @@ export default definePlugin({
         const before = captured?.file === file ? captured.text : undefined;
         const server = serverFor(def);
         const rel = relPath(file, build.cwd);
-        const job = newDiagnosticsAfterEdit(server, file, before, { waitMs, settleMs: o.diagnosticsSettleMs ?? 300 }).then((nd) => formatNew(nd, build.cwd, def.id));
-        // The job waits at most waitMs per phase once the server runs; a server still starting answers later.
-        const bound = (server.state === "running" ? 1 : 0) + (before !== undefined ? 2 : 1);
-        const res = await Promise.race([job.then((text) => ({ text }), (e: unknown) => ({ error: errorMessage(e) })), sleepValue(bound * waitMs + 250)]);
+        const sessionId = post.call.sessionId;
+        const wait = { waitMs, settleMs: o.diagnosticsSettleMs ?? 300, lateMs: o.diagnosticsLateMs ?? 10_000 };
+        const job = newDiagnosticsAfterEdit(server, file, before, wait);
+        const later = (files: Promise<Map<string, Diagnostic[]>>) =>
+          files.then(
+            (f) => {
+              const text = formatNew(f, build.cwd, def.id);
+              if (text) queue(sessionId, text.replace("LSP diagnostics:", `LSP diagnostics (reported late, after the edit of ${rel}):`));
+            },
+            (e) => log(`diagnostics for ${rel}: ${errorMessage(e)}`),
+          );
+        // Bounded: one wait per phase (baseline of an unopened file, then the change); a server that is
+        // still starting answers with a later tool result instead.
+        const phases = before !== undefined && !server.isOpen(file) ? 2 : 1;
+        const bound = phases * waitMs + 250;
+        const res = await Promise.race([job.then((nd) => ({ nd }), (e: unknown) => ({ error: errorMessage(e) })), sleepValue(bound)]);
         if (!res) {
-          post.addContext(`LSP diagnostics: ${def.id} did not answer within ${bound * waitMs} ms; new issues in ${rel}, if any, will be reported with a later tool result.`, PLUGIN_NAME);
+          post.addContext(`LSP diagnostics: ${def.id} is ${server.state === "running" ? "slow to answer" : "still starting"}; new issues in ${rel}, if any, will be reported with a later tool result.`, PLUGIN_NAME);
           job.then(
-            (text) => text && queue(post.call.sessionId, text.replace("LSP diagnostics:", `LSP diagnostics (after the edit of ${rel}):`)),
+            (nd) => (later(Promise.resolve(nd.files)), nd.late && later(nd.late)),
             (e) => log(`diagnostics for ${rel}: ${errorMessage(e)}`),
           );
         } else if ("error" in res) {
           const msg = `LSP diagnostics unavailable for ${rel}: ${res.error}`;
-          if (!noted.has(`${post.call.sessionId}\0${msg}`)) post.addContext(msg, PLUGIN_NAME);
-          noted.add(`${post.call.sessionId}\0${msg}`);
-        } else if (res.text) post.addContext(res.text, PLUGIN_NAME);
+          if (!noted.has(`${sessionId}\0${msg}`)) post.addContext(msg, PLUGIN_NAME);
+          noted.add(`${sessionId}\0${msg}`);
+        } else {
+          const text = formatNew(res.nd.files, build.cwd, def.id);
+          if (text) post.addContext(text, PLUGIN_NAME);
+          if (res.nd.late) void later(res.nd.late);
+        }
       });
       build.hooks.postToolUseFailure.tapPromise(PLUGIN_NAME, async (post) => deliverLate(post));
     });

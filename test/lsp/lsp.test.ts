@@ -6,7 +6,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHost, defineTool, definePlugin, resultText, type Host } from "../../core/index.ts";
+import { createHost, resultText, type Host } from "../../core/index.ts";
+import { children, alive, editPlugin } from "./helpers.ts";
 import { REPO, tmpdir, writeTree } from "../helpers.ts";
 
 const EXAMPLE = path.join(REPO, "plugins", "lsp", "examples", "typescript");
@@ -37,60 +38,6 @@ export function total(): number {
 
 export const answer: number = add(40, 2);
 `;
-
-/** Until the built-in tools land: a minimal Edit with Claude Code's input shape. */
-const editPlugin = definePlugin({
-  name: "test-edit",
-  apply(ctx) {
-    ctx.hooks.build.tap("test-edit", (build) => {
-      build.hooks.collect.tap("test-edit", (c) =>
-        c.add({
-          ...defineTool<{ file_path: string; old_string: string; new_string: string }>({
-            name: "Edit",
-            description: "Replace old_string with new_string in file_path",
-            inputSchema: {
-              type: "object",
-              properties: { file_path: { type: "string" }, old_string: { type: "string" }, new_string: { type: "string" } },
-              required: ["file_path", "old_string", "new_string"],
-            },
-            call(input) {
-              const f = path.resolve(build.cwd, input.file_path);
-              const text = fs.readFileSync(f, "utf8");
-              if (!text.includes(input.old_string)) return { content: [{ type: "text", text: "old_string not found" }], isError: true };
-              fs.writeFileSync(f, text.replace(input.old_string, input.new_string));
-              return `Edited ${input.file_path}`;
-            },
-          }),
-          origin: "plugin",
-          plugin: "test-edit",
-        }),
-      );
-    });
-  },
-});
-
-/** Processes whose parent is `ppid` (Linux /proc), with their command lines. */
-function children(ppid: number): Array<{ pid: number; cmd: string }> {
-  const out: Array<{ pid: number; cmd: string }> = [];
-  for (const d of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${d}/stat`, "utf8");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(fields[1]) === ppid && fields[0] !== "Z") out.push({ pid: Number(d), cmd: fs.readFileSync(`/proc/${d}/cmdline`, "utf8").replace(/\0/g, " ") });
-    } catch {}
-  }
-  return out;
-}
-
-function alive(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
 
 const serverPids = () => children(process.pid).filter((c) => c.cmd.includes("typescript-language-server"));
 

@@ -1,0 +1,119 @@
+/**
+ * Server lifecycle and diagnostics edge cases against a small real language server process
+ * (fixtures/fake-lsp.mjs, vscode-jsonrpc over stdio): settings and initializationOptions,
+ * capabilities, crash + restart up to maxRestarts, slow diagnostics delivered with a later
+ * result, pull diagnostics, `diagnostics: false`, a server that ignores shutdown, a rebuild
+ * that drops a server.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHost, resultText, type Host } from "../../core/index.ts";
+import { alive, children, editPlugin } from "./helpers.ts";
+import { tmpdir, until, writeTree } from "../helpers.ts";
+
+const FAKE = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "fake-lsp.mjs");
+const server = (ext: string, extra: Record<string, unknown> = {}) => ({ command: process.execPath, args: [FAKE], extensionToLanguage: { [ext]: "fake" }, ...extra });
+
+describe("lsp plugin: lifecycle and diagnostics with a fake server", () => {
+  let host: Host;
+  let proj: string;
+  let pluginDir: string;
+  const exec = async (name: string, input: Record<string, unknown>) => {
+    const o = await host.execute(name, input, { yes: true });
+    return { ...o, text: resultText(o.result) };
+  };
+  const hover = (filePath: string, line = 1) => exec("LSP", { operation: "hover", filePath, line, character: 1 });
+  const fakePids = () => children(process.pid).filter((c) => c.cmd.includes("fake-lsp.mjs"));
+
+  beforeAll(async () => {
+    const root = tmpdir("toolhost-lsp-fake-");
+    proj = path.join(root, "proj");
+    pluginDir = path.join(root, "fake-plugin");
+    writeTree(proj, {
+      "a.crash": "fine\nCRASH here\n",
+      "a.slow": "ok\n",
+      "a.pull": "ok\n",
+      "a.quiet": "ok\n",
+      "a.stub": "ok\n",
+    });
+    writeTree(pluginDir, {
+      ".claude-plugin/plugin.json": { name: "fake-lsp" },
+      ".lsp.json": {
+        crashy: server(".crash", { maxRestarts: 1, initializationOptions: { a: 1 }, settings: { fake: { b: 2 } } }),
+        slow: server(".slow", { env: { FAKE_LSP_DELAY: "900" } }),
+        pull: server(".pull", { env: { FAKE_LSP_PULL: "1" } }),
+        quiet: server(".quiet", { diagnostics: false }),
+        stubborn: server(".stub", { env: { FAKE_LSP_IGNORE_SHUTDOWN: "1" }, shutdownTimeout: 300 }),
+      },
+    });
+    host = await createHost({ cwd: proj, pluginDirs: [pluginDir], plugins: [editPlugin], lsp: { diagnosticsWaitMs: 250, diagnosticsSettleMs: 100 } });
+  });
+
+  afterAll(async () => {
+    await host?.close();
+  });
+
+  it("sends initializationOptions and settings, and names a missing capability", async () => {
+    const h = await hover("a.crash");
+    expect(h.status).toBe("ok");
+    expect(h.text).toContain('init={"a":1} config=[{"b":2}]');
+    const def = await exec("LSP", { operation: "goToDefinition", filePath: "a.crash", line: 1, character: 1 });
+    expect(def).toMatchObject({ status: "tool-error", text: expect.stringContaining("does not support goToDefinition (its initialize result has no definitionProvider)") });
+  });
+
+  it("restarts a crashed server on the next request, up to maxRestarts", async () => {
+    const pid1 = /pid=(\d+)/.exec((await hover("a.crash")).text)![1];
+    const crash = await hover("a.crash", 2);
+    expect(crash.status).toBe("tool-error");
+    expect(crash.text).toMatch(/plugin:fake-lsp:crashy: textDocument\/hover failed: crashed \(exit code 3\).*crashing on purpose/);
+    const again = await hover("a.crash");
+    expect(again.status).toBe("ok");
+    const pid2 = /pid=(\d+)/.exec(again.text)![1];
+    expect(pid2).not.toBe(pid1);
+    expect(alive(Number(pid1))).toBe(false);
+    await hover("a.crash", 2);
+    const gaveUp = await hover("a.crash");
+    expect(gaveUp.text).toContain("crashed 2 times (last: exit code 3); giving up after maxRestarts 1");
+    expect((await hover("a.slow")).status).toBe("ok"); // other servers are unaffected
+  });
+
+  it("reports diagnostics a slow server publishes after the wait with a later result", async () => {
+    const e = await exec("Edit", { file_path: "a.slow", old_string: "ok", new_string: "ERROR: late one" });
+    expect(e.status).toBe("ok");
+    expect(e.text).not.toContain("LSP diagnostics");
+    await new Promise((r) => setTimeout(r, 1200));
+    const next = await hover("a.pull");
+    expect(next.text).toContain("LSP diagnostics (reported late, after the edit of a.slow): Found 1 new diagnostic issue in 1 file");
+    expect(next.text).toContain("a.slow:1:1 error [E1] late one (fake)");
+    expect((await hover("a.pull")).text).not.toContain("LSP diagnostics"); // delivered once
+  });
+
+  it("uses pull diagnostics when the server offers them, and honours diagnostics: false", async () => {
+    const e = await exec("Edit", { file_path: "a.pull", old_string: "ok", new_string: "ok\nERROR: pulled" });
+    expect(e.text).toContain("LSP diagnostics: Found 1 new diagnostic issue in 1 file (plugin:fake-lsp:pull):\n  a.pull:2:1 error [E1] pulled (fake)");
+    const q = await exec("Edit", { file_path: "a.quiet", old_string: "ok", new_string: "ERROR: ignored" });
+    expect(q.status).toBe("ok");
+    expect(q.text).not.toContain("LSP diagnostics");
+  });
+
+  it("stops a server a rebuild drops; kills one that ignores shutdown when the host closes", async () => {
+    await hover("a.stub");
+    await hover("a.quiet");
+    const before = fakePids();
+    const quietPid = Number(/pid=(\d+)/.exec((await hover("a.quiet")).text)![1]);
+    const cfg = JSON.parse(fs.readFileSync(path.join(pluginDir, ".lsp.json"), "utf8"));
+    delete cfg.quiet;
+    fs.writeFileSync(path.join(pluginDir, ".lsp.json"), JSON.stringify(cfg));
+    expect((await host.rebuild("quiet server removed")).ok).toBe(true);
+    await until(() => !alive(quietPid), 5000);
+    expect((await hover("a.quiet")).text).toContain("No LSP server available for file type: .quiet");
+    expect(fakePids().length).toBe(before.length - 1);
+
+    const t0 = Date.now();
+    await host.close();
+    expect(Date.now() - t0).toBeLessThan(5000);
+    for (const p of before) expect(alive(p.pid), `${p.cmd} still alive`).toBe(false);
+  });
+});
