@@ -147,12 +147,7 @@ export default definePlugin({
       }
     });
 
-    const killAll = () => {
-      for (const s of servers.values()) s.killNow();
-    };
-    process.once("exit", killAll);
     ctx.onDispose(async () => {
-      process.off("exit", killAll);
       const all = [...servers.values()];
       servers.clear();
       await Promise.all(all.map((s) => s.stop()));

@@ -37,6 +37,27 @@ export interface Diagnostic {
 
 export class LspError extends Error {}
 
+/** Every live server process of this module: one process "exit" listener kills them all, whatever host forgot to close. */
+const LIVE = new Set<ChildProcess>();
+let exitHookInstalled = false;
+function track(child: ChildProcess): void {
+  LIVE.add(child);
+  child.once("exit", () => LIVE.delete(child));
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once("exit", () => {
+    for (const c of LIVE) killGroup(c);
+  });
+}
+
+function killGroup(child: ChildProcess): void {
+  if (!child.pid) return;
+  try {
+    if (process.platform !== "win32") process.kill(-child.pid, "SIGKILL");
+    else child.kill("SIGKILL");
+  } catch {}
+}
+
 interface OpenDoc {
   version: number;
   text: string;
@@ -59,6 +80,7 @@ export class LspServer {
   private starting?: Promise<void>;
   private stderr = "";
   private lastExit?: string;
+  private protocolBroken = false;
   private readonly docs = new Map<string, OpenDoc>();
   private readonly listeners = new Set<(uri: string) => void>();
 
@@ -103,6 +125,7 @@ export class LspServer {
       detached: process.platform !== "win32",
     });
     this.proc = child;
+    track(child);
     try {
       await new Promise<void>((resolve, reject) => {
         child.once("spawn", resolve);
@@ -126,7 +149,13 @@ export class LspServer {
       }
     });
     conn.onRequest((method, params: any) => this.answerServerRequest(method, params));
-    conn.onError(([e]) => this.opts.log?.(`${this.label}: protocol error: ${errorMessage(e)}`));
+    // Stdout is protocol only: anything else breaks the stream, so it counts as a crash (Claude Code does the same).
+    conn.onError(([e]) => {
+      if (this.proc !== child) return;
+      this.lastExit = `wrote non-protocol output to stdout (${errorMessage(e).replace(/\s+/g, " ")}); servers must log to stderr`;
+      this.protocolBroken = true;
+      this.killGroup(child);
+    });
     child.on("exit", (code, signal) => this.onExit(child, code, signal));
     conn.listen();
 
@@ -174,7 +203,8 @@ export class LspServer {
 
   private onExit(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
     if (this.proc !== child) return;
-    this.lastExit = signal ? `killed by ${signal}` : `exit code ${code}`;
+    if (!this.protocolBroken) this.lastExit = signal ? `killed by ${signal}` : `exit code ${code}`;
+    this.protocolBroken = false;
     this.killGroup(child);
     this.conn?.dispose();
     this.conn = undefined;
@@ -185,11 +215,7 @@ export class LspServer {
   }
 
   private killGroup(child: ChildProcess): void {
-    if (!child.pid) return;
-    try {
-      if (process.platform !== "win32") process.kill(-child.pid, "SIGKILL");
-      else child.kill("SIGKILL");
-    } catch {}
+    killGroup(child);
   }
 
   /** A request on a running server; a crash or timeout becomes an LspError naming the server. */
@@ -314,11 +340,6 @@ export class LspServer {
     this.proc = undefined;
     this.docs.clear();
     this.state = "stopped";
-  }
-
-  /** Synchronous last resort on process exit: kill the group. */
-  killNow(): void {
-    if (this.proc) this.killGroup(this.proc);
   }
 
   private stderrTail(): string {

@@ -34,6 +34,7 @@ describe("lsp plugin: lifecycle and diagnostics with a fake server", () => {
     writeTree(proj, {
       "a.crash": "fine\nCRASH here\n",
       "a.slow": "ok\n",
+      "a.noise": "ok\nNOISE\n",
       "a.pull": "ok\n",
       "a.quiet": "ok\n",
       "a.stub": "ok\n",
@@ -45,6 +46,7 @@ describe("lsp plugin: lifecycle and diagnostics with a fake server", () => {
         slow: server(".slow", { env: { FAKE_LSP_DELAY: "900" } }),
         pull: server(".pull", { env: { FAKE_LSP_PULL: "1" } }),
         quiet: server(".quiet", { diagnostics: false }),
+        noisy: server(".noise"),
         stubborn: server(".stub", { env: { FAKE_LSP_IGNORE_SHUTDOWN: "1" }, shutdownTimeout: 300 }),
       },
     });
@@ -77,6 +79,15 @@ describe("lsp plugin: lifecycle and diagnostics with a fake server", () => {
     const gaveUp = await hover("a.crash");
     expect(gaveUp.text).toContain("crashed 2 times (last: exit code 3); giving up after maxRestarts 1");
     expect((await hover("a.slow")).status).toBe("ok"); // other servers are unaffected
+  });
+
+  it("treats non-protocol output on stdout as a crash", async () => {
+    const pid = Number(/pid=(\d+)/.exec((await hover("a.noise")).text)![1]);
+    const noisy = await hover("a.noise", 2);
+    expect(noisy.status).toBe("tool-error");
+    expect(noisy.text).toMatch(/crashed \(wrote non-protocol output to stdout .*servers must log to stderr\)/);
+    await until(() => !alive(pid), 5000);
+    expect((await hover("a.noise")).status).toBe("ok"); // restarted
   });
 
   it("reports diagnostics a slow server publishes after the wait with a later result", async () => {
