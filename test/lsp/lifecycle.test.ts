@@ -25,6 +25,12 @@ describe("lsp plugin: lifecycle and diagnostics with a fake server", () => {
     return { ...o, text: resultText(o.result) };
   };
   const hover = (filePath: string, line = 1) => exec("LSP", { operation: "hover", filePath, line, character: 1 });
+  /** Tool calls until one carries `text` (late diagnostics ride on the next result of the session). */
+  const nextWith = async (text: string) => {
+    let last = "";
+    await until(async () => (last = (await hover("a.pull")).text).includes(text), 10_000, 100);
+    return last;
+  };
   const fakePids = () => children(process.pid).filter((c) => c.cmd.includes("fake-lsp.mjs"));
 
   beforeAll(async () => {
@@ -35,6 +41,7 @@ describe("lsp plugin: lifecycle and diagnostics with a fake server", () => {
       "a.crash": "fine\nCRASH here\n",
       "a.slow": "ok\n",
       "a.noise": "ok\nNOISE\n",
+      "a.boot": "ok\n",
       "a.pull": "ok\n",
       "a.quiet": "ok\n",
       "a.stub": "ok\n",
@@ -47,6 +54,7 @@ describe("lsp plugin: lifecycle and diagnostics with a fake server", () => {
         pull: server(".pull", { env: { FAKE_LSP_PULL: "1" } }),
         quiet: server(".quiet", { diagnostics: false }),
         noisy: server(".noise"),
+        booting: server(".boot", { env: { FAKE_LSP_INIT_DELAY: "700" } }),
         stubborn: server(".stub", { env: { FAKE_LSP_IGNORE_SHUTDOWN: "1" }, shutdownTimeout: 300 }),
       },
     });
@@ -94,11 +102,16 @@ describe("lsp plugin: lifecycle and diagnostics with a fake server", () => {
     const e = await exec("Edit", { file_path: "a.slow", old_string: "ok", new_string: "ERROR: late one" });
     expect(e.status).toBe("ok");
     expect(e.text).not.toContain("LSP diagnostics");
-    await new Promise((r) => setTimeout(r, 1200));
-    const next = await hover("a.pull");
-    expect(next.text).toContain("LSP diagnostics (reported late, after the edit of a.slow): Found 1 new diagnostic issue in 1 file");
-    expect(next.text).toContain("a.slow:1:1 error [E1] late one (fake)");
+    const next = await nextWith("LSP diagnostics (reported late, after the edit of a.slow): Found 1 new diagnostic issue in 1 file");
+    expect(next).toContain("a.slow:1:1 error [E1] late one (fake)");
     expect((await hover("a.pull")).text).not.toContain("LSP diagnostics"); // delivered once
+  });
+
+  it("does not hold an edit while the server starts; its diagnostics follow with a later result", async () => {
+    const e = await exec("Edit", { file_path: "a.boot", old_string: "ok", new_string: "ERROR: at boot" });
+    expect(e.status).toBe("ok");
+    expect(e.text).toContain("LSP diagnostics: plugin:fake-lsp:booting is still starting; new issues in a.boot, if any, will be reported with a later tool result.");
+    expect(await nextWith("after the edit of a.boot")).toContain("LSP diagnostics (reported late, after the edit of a.boot): Found 1 new diagnostic issue in 1 file (plugin:fake-lsp:booting):\n  a.boot:1:1 error [E1] at boot (fake)");
   });
 
   it("uses pull diagnostics when the server offers them, and honours diagnostics: false", async () => {

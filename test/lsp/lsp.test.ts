@@ -78,7 +78,7 @@ describe("lsp plugin with typescript-language-server", () => {
         missing: { command: "definitely-not-installed-lsp-9f3", extensionToLanguage: { ".foo": "foo", ".ts": "typescript" }, restartOnCrsh: false },
       },
     });
-    host = await createHost({ cwd: proj, pluginDirs: [EXAMPLE, path.join(root, "bad")], plugins: [editPlugin], lsp: { diagnosticsWaitMs: 6000, diagnosticsSettleMs: 400 } });
+    host = await createHost({ cwd: proj, pluginDirs: [EXAMPLE, path.join(root, "bad")], plugins: [editPlugin], lsp: { diagnosticsWaitMs: 8000, diagnosticsSettleMs: 800 } });
   });
 
   afterAll(async () => {
