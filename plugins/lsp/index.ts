@@ -52,7 +52,7 @@ export default definePlugin({
 
     const serverFor = (def: ServerDef): LspServer => {
       let s = servers.get(def.key);
-      if (!s) servers.set(def.key, (s = new LspServer(def, { clientVersion: VERSION, requestTimeoutMs: options().requestTimeoutMs, log })));
+      if (!s) servers.set(def.key, (s = new LspServer(def, { clientVersion: VERSION, requestTimeoutMs: options().requestTimeoutMs, log, info: (m) => ctx.host.log.info(`[${PLUGIN_NAME}] ${m}`) })));
       else s.def = def; // same process; timeouts, restart policy and language ids may have changed
       return s;
     };

@@ -86,7 +86,7 @@ export class LspServer {
 
   constructor(
     public def: ServerDef,
-    private readonly opts: { clientVersion: string; requestTimeoutMs?: number; log?: (msg: string) => void } = { clientVersion: "0" },
+    private readonly opts: { clientVersion: string; requestTimeoutMs?: number; log?: (msg: string) => void; info?: (msg: string) => void } = { clientVersion: "0" },
   ) {}
 
   get label(): string {
@@ -117,6 +117,7 @@ export class LspServer {
     if (missing) throw new LspError(`${this.label} cannot start: ${missing} (configured in ${def.file} at ${def.jsonPath}/command)`);
     this.state = "starting";
     this.stderr = "";
+    const t0 = performance.now();
     const child = spawn(def.command, def.args, {
       cwd: def.workspaceFolder,
       env: { ...process.env, ...def.env },
@@ -185,8 +186,10 @@ export class LspServer {
       if (this.state === "starting") this.state = "crashed";
       throw new LspError(msg);
     }
-    if (this.proc === child && this.state === "starting") this.state = "running";
-    else throw new LspError(`${this.label} exited during startup (${this.lastExit})${this.stderrTail()}`);
+    if (this.proc === child && this.state === "starting") {
+      this.state = "running";
+      this.opts.info?.(`${this.label} started (pid ${child.pid}, ${(performance.now() - t0).toFixed(0)} ms${this.restarts ? `, restart ${this.restarts}/${def.maxRestarts}` : ""})`);
+    } else throw new LspError(`${this.label} exited during startup (${this.lastExit})${this.stderrTail()}`);
   }
 
   private answerServerRequest(method: string, params: any): unknown {

@@ -1,6 +1,7 @@
 /** Shared by the lsp tests: a stand-in Edit tool and /proc process inspection. */
 import fs from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { defineTool, definePlugin } from "../../core/index.ts";
 
 /** Until the built-in tools land: a minimal Edit with Claude Code's input shape. */
@@ -57,3 +58,17 @@ export function alive(pid: number): boolean {
   }
 }
 
+
+/** The small test language server (a real process): see fixtures/fake-lsp.mjs. */
+export const FAKE_LSP = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "fake-lsp.mjs");
+
+/**
+ * Write a plugin directory whose `.lsp.json` runs the fake server for `ext` — the cheapest way to
+ * get an `lsp`-origin tool (the LSP tool) into a host, e.g. for a contract test over every tool source.
+ */
+export function fakeLspPlugin(dir: string, ext = ".fake", extra: Record<string, unknown> = {}, name = "fake-lsp"): string {
+  fs.mkdirSync(path.join(dir, ".claude-plugin"), { recursive: true });
+  fs.writeFileSync(path.join(dir, ".claude-plugin", "plugin.json"), JSON.stringify({ name }));
+  fs.writeFileSync(path.join(dir, ".lsp.json"), JSON.stringify({ fake: { command: process.execPath, args: [FAKE_LSP], extensionToLanguage: { [ext]: "fake" }, ...extra } }, null, 2));
+  return dir;
+}

@@ -7,14 +7,12 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHost, resultText, type Host } from "../../core/index.ts";
-import { alive, children, editPlugin } from "./helpers.ts";
+import { createHost, definePlugin, resultText, type Host } from "../../core/index.ts";
+import { alive, children, editPlugin, fakeLspPlugin, FAKE_LSP } from "./helpers.ts";
 import { tmpdir, until, writeTree } from "../helpers.ts";
 
-const FAKE = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "fake-lsp.mjs");
-const server = (ext: string, extra: Record<string, unknown> = {}) => ({ command: process.execPath, args: [FAKE], extensionToLanguage: { [ext]: "fake" }, ...extra });
+const server = (ext: string, extra: Record<string, unknown> = {}) => ({ command: process.execPath, args: [FAKE_LSP], extensionToLanguage: { [ext]: "fake" }, ...extra });
 
 describe("lsp plugin: lifecycle and diagnostics with a fake server", () => {
   let host: Host;
@@ -139,5 +137,33 @@ describe("lsp plugin: lifecycle and diagnostics with a fake server", () => {
     await host.close();
     expect(Date.now() - t0).toBeLessThan(5000);
     for (const p of before) expect(alive(p.pid), `${p.cmd} still alive`).toBe(false);
+  });
+});
+
+describe("the LSP tool on the one execution path", () => {
+  it("runs every stage, with filePath normalised before hooks see it", async () => {
+    const root = tmpdir("toolhost-lsp-path-");
+    writeTree(root, { "proj/x.fake": "hello\n" });
+    const seen: unknown[] = [];
+    const spy = definePlugin({
+      name: "spy",
+      apply(ctx) {
+        ctx.hooks.build.tap("spy", (b) => {
+          b.hooks.preToolUse.tapPromise("spy", async (pre) => void seen.push(pre.input));
+          b.hooks.postToolUse.tapPromise("spy", async (post) => void seen.push(post.result.structuredContent?.operation));
+        });
+      },
+    });
+    const host = await createHost({ cwd: path.join(root, "proj"), pluginDirs: [fakeLspPlugin(path.join(root, "plugin"))], plugins: [spy] });
+    try {
+      const o = await host.execute("LSP", { operation: "hover", filePath: "x.fake", line: "1", character: 1 }, { yes: true });
+      expect(o.status).toBe("ok");
+      expect(o.trace.find((t) => t.stage === "lookup")?.detail).toMatchObject({ tool: "LSP", origin: "lsp", plugin: "lsp" });
+      const stages = o.trace.map((t) => t.stage);
+      for (const s of ["lookup", "repairInput", "validate", "validateInput", "build.preToolUse", "call", "build.postToolUse"]) expect(stages).toContain(s);
+      expect(seen).toEqual([{ operation: "hover", filePath: path.join(root, "proj", "x.fake"), line: 1, character: 1 }, "hover"]);
+    } finally {
+      await host.close();
+    }
   });
 });
