@@ -92,6 +92,9 @@ export default definePlugin({
         const rel = relPath(file, build.cwd);
         const sessionId = post.call.sessionId;
         const wait = { waitMs, settleMs: o.diagnosticsSettleMs ?? 300, lateMs: o.diagnosticsLateMs ?? 10_000 };
+        // Bounded: one wait per phase (baseline of an unopened file, then the change); a server that is
+        // still starting answers with a later tool result instead.
+        const phases = before !== undefined && !server.isOpen(file) ? 2 : 1;
         const job = newDiagnosticsAfterEdit(server, file, before, wait);
         const later = (files: Promise<Map<string, Diagnostic[]>>) =>
           files.then(
@@ -101,9 +104,6 @@ export default definePlugin({
             },
             (e) => log(`diagnostics for ${rel}: ${errorMessage(e)}`),
           );
-        // Bounded: one wait per phase (baseline of an unopened file, then the change); a server that is
-        // still starting answers with a later tool result instead.
-        const phases = before !== undefined && !server.isOpen(file) ? 2 : 1;
         const bound = phases * waitMs + 250;
         const res = await Promise.race([job.then((nd) => ({ nd }), (e: unknown) => ({ error: errorMessage(e) })), sleepValue(bound)]);
         if (!res) {

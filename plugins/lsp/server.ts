@@ -318,12 +318,14 @@ export class LspServer {
 
   /** shutdown + exit; the process group is killed when it has not exited after shutdownTimeout. */
   async stop(): Promise<void> {
-    if (this.state === "stopped") return;
+    if (this.state === "stopped" || this.state === "stopping") return;
+    const wasStarting = this.state === "starting";
     this.state = "stopping";
-    await this.starting?.catch(() => {});
     const child = this.proc;
+    // A server still starting has no protocol to shut down politely: don't wait out its startupTimeout.
+    if (child && wasStarting) this.killGroup(child);
+    await this.starting?.catch(() => {});
     const conn = this.conn;
-    this.state = "stopping";
     if (child && child.exitCode === null && child.signalCode === null) {
       const exited = new Promise<void>((r) => child.once("exit", () => r()));
       const ms = this.def.shutdownTimeout ?? DEFAULT_SHUTDOWN_MS;

@@ -166,4 +166,20 @@ describe("the LSP tool on the one execution path", () => {
       await host.close();
     }
   });
+
+  it("closing the host while a server starts kills it at once", async () => {
+    const root = tmpdir("toolhost-lsp-slowstart-");
+    writeTree(root, { "proj/x.fake": "hello\n" });
+    const host = await createHost({ cwd: path.join(root, "proj"), pluginDirs: [fakeLspPlugin(path.join(root, "plugin"), ".fake", { env: { FAKE_LSP_INIT_DELAY: "20000" } })] });
+    const pending = host.execute("LSP", { operation: "hover", filePath: "x.fake", line: 1, character: 1 }, { yes: true });
+    await until(() => children(process.pid).some((c) => c.cmd.includes("fake-lsp.mjs")), 5000);
+    const pid = children(process.pid).find((c) => c.cmd.includes("fake-lsp.mjs"))!.pid;
+    const t0 = Date.now();
+    await host.close();
+    expect(Date.now() - t0).toBeLessThan(3000);
+    expect(alive(pid)).toBe(false);
+    const o = await pending;
+    expect(o.status).toBe("tool-error");
+    expect(resultText(o.result)).toMatch(/plugin:fake-lsp:fake (failed to initialize|exited during startup)/);
+  });
 });
