@@ -56,6 +56,10 @@ export interface CallState extends Traced {
   readonly notes: string[];
   /** Free-form per-call data for plugins (e.g. the command-hooks plugin's parsed outputs). */
   readonly data: Map<string, unknown>;
+  /** Epoch ms when the call entered the pipeline (transcripts, metrics). */
+  readonly startedAt: number;
+  /** Output budget for this call in characters (ExecuteOptions.maxOutputChars), for the shaping plugin. */
+  readonly maxOutputChars?: number;
 }
 
 export type HookDecision = "allow" | "deny" | "ask" | "defer";
@@ -104,6 +108,8 @@ export interface ExecuteOptions {
   /** Call a deferred tool by exact name without a prior ToolSearch (a person naming it, e.g. the CLI). */
   autoLoadDeferred?: boolean;
   timeoutMs?: number;
+  /** Output budget for this call in characters (overrides per-tool and config budgets). */
+  maxOutputChars?: number;
   onProgress?: (message: string, fraction?: number) => void;
 }
 
@@ -145,7 +151,11 @@ export class Executor {
     const session = this.host.session(opts.sessionId);
     const trace: TraceEntry[] = [];
     const ac = new AbortController();
-    const onOuterAbort = () => ac.abort(opts.signal?.reason);
+    // interruptBehavior "block": a user interrupt does not stop the tool (only its timeout does).
+    const onOuterAbort = () => {
+      if (call.tool?.interruptBehavior !== "block" || !call.data.has("calling")) ac.abort(opts.signal?.reason);
+      else call.notes.push(`${call.tool.name} kept running after an interrupt (interruptBehavior: block).`);
+    };
     opts.signal?.addEventListener("abort", onOuterAbort, { once: true });
     const call: CallState = {
       [TRACE]: trace,
@@ -164,6 +174,8 @@ export class Executor {
       host: this.host,
       notes: [],
       data: new Map(),
+      startedAt: Date.now(),
+      maxOutputChars: opts.maxOutputChars,
     };
     try {
       const outcome = await this.run(call, opts, ac);
@@ -345,6 +357,8 @@ export class Executor {
     if (substitute) result = substitute;
     else {
       const timeoutMs = opts.timeoutMs ?? tool.timeoutMs;
+      call.data.set("calling", true);
+      if (opts.signal?.aborted && tool.interruptBehavior !== "block") ac.abort(opts.signal.reason);
       const timer = timeoutMs ? setTimeout(() => ac.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs) : undefined;
       try {
         const res =
@@ -357,6 +371,7 @@ export class Executor {
                 sessionId: call.sessionId,
                 toolUseId: call.toolUseId,
                 state: call.session.stateFor(tool.name),
+                sessionState: call.session.shared,
                 progress: (m, f) => {
                   hooks.progress.call(call, m, f);
                   opts.onProgress?.(m, f);

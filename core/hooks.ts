@@ -181,12 +181,17 @@ export interface PermissionRuleUpdate {
   behavior: "allow" | "deny" | "ask";
   rule: string;
   destination: "session" | "localSettings" | "projectSettings";
+  /** The call that was approved ("allow always"), so the rule can be narrowed to it (e.g. one Bash command). */
+  tool?: string;
+  input?: unknown;
 }
 
 function hostHookDefs(sink: ProblemSink) {
   const h = {
     /** AsyncSeriesWaterfall: add or remove plugin sources before manifests are read. */
     discover: instrument(new AsyncSeriesWaterfallHook<[PluginSource[]]>(["sources"]), "host.discover", "isolate", sink),
+    /** A manifest (or settings source) was read and schema-checked; observers only. */
+    manifestLoaded: instrument(new SyncHook<[LoadedPlugin]>(["plugin"]), "host.manifestLoaded", "isolate", sink),
     /** SyncWaterfall: extra validation of a loaded manifest; return more problems. */
     validateManifest: instrument(
       new SyncWaterfallHook<[ProblemReport[], LoadedPlugin]>(["problems", "plugin"]),

@@ -200,6 +200,7 @@ export class Host {
     for (const s of sources) {
       if (!s.path) continue;
       const lp = loadPlugin(s, { projectDir: this.cwd, dataHome: this.options.dataHome as string | undefined });
+      this.hooks.manifestLoaded.call(lp);
       lp.problems.push(...this.hooks.validateManifest.call([], lp));
       lp.failed = lp.failed || lp.problems.some((p) => p.severity === "error");
       problems.push(...lp.problems);
@@ -396,8 +397,8 @@ export class Host {
     return this.rebuild(`plugin added: ${typeof p === "string" ? p : p.name}`);
   }
 
-  private allowAlways(tool: Tool, _input: unknown): void {
-    const taken = this.hooks.addPermissionRule.call({ behavior: "allow", rule: tool.name, destination: "session" });
+  private allowAlways(tool: Tool, input: unknown): void {
+    const taken = this.hooks.addPermissionRule.call({ behavior: "allow", rule: tool.name, destination: "session", tool: tool.name, input });
     if (!taken) this.log.warn(`"allow always" for ${tool.name}: no plugin stores permission rules`);
   }
 

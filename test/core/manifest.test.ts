@@ -173,3 +173,11 @@ describe("manifest loading", () => {
     expect(lp.problems[0]).toMatchObject({ file: "/x/toolhost.config.json", path: "/plugins" });
   });
 });
+
+describe("published schema", () => {
+  it("manifest.schema.json is in sync with core/manifest-schema.ts", async () => {
+    const { manifestSchema } = await import("../../core/manifest-schema.ts");
+    const published = JSON.parse(fs.readFileSync(path.join(__dirname, "../../manifest.schema.json"), "utf8"));
+    expect(published).toEqual(JSON.parse(JSON.stringify(manifestSchema)));
+  });
+});

@@ -108,10 +108,10 @@ describe("fingerprint", () => {
     const b = pluginDir(root, "plug-b", ["gamma"]);
     const h1 = await host({ cwd: root, bundled: true, pluginDirs: [a, b] });
     const h2 = await host({ cwd: root, bundled: true, pluginDirs: [b, a] });
-    expect(h1.pool.tools.map((t) => t.name)).toEqual(["alpha", "beta", "gamma"]);
+    expect(h1.pool.tools.filter((t) => t.origin === "plugin").map((t) => t.name)).toEqual(["alpha", "beta", "gamma"]);
     expect(h2.pool.tools.map((t) => t.name)).toEqual(h1.pool.tools.map((t) => t.name));
     expect(h2.pool.fingerprint).toBe(h1.pool.fingerprint);
-    expect(h1.pool.tools[0]).toMatchObject({ origin: "plugin", plugin: "plug-a", file: path.join(a, "tools.ts") });
+    expect(h1.pool.tools.find((t) => t.name === "alpha")).toMatchObject({ origin: "plugin", plugin: "plug-a", file: path.join(a, "tools.ts") });
     fs.writeFileSync(path.join(b, "tools.ts"), fs.readFileSync(path.join(b, "tools.ts"), "utf8").replace("the gamma tool", "the GAMMA tool"));
     const r = await h1.rebuild("edit");
     expect(r.ok).toBe(true);
@@ -209,5 +209,15 @@ describe("the one rebuild path", () => {
     expect(h.pool.tools).toEqual([]);
     await h.rebuild("after removal");
     expect(seen).toEqual([2, 3]);
+  });
+});
+
+describe("tool sets (a task-type router)", () => {
+  it("keeps only the active set's tools and says why the others are out", async () => {
+    const root = tmpdir();
+    const h = await createHost({ cwd: root, config: { toolSets: { review: ["read_*", "grep"] }, toolSet: "review" }, plugins: [source("s", [{ name: "read_file" }, { name: "grep" }, { name: "write_file" }])] });
+    hosts.push(h);
+    expect(h.pool.tools.map((t) => t.name)).toEqual(["grep", "read_file"]);
+    expect(h.explain("write_file")).toMatchObject({ status: "excluded", rule: "toolSet: review", plugin: "modes" });
   });
 });
