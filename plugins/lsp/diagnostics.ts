@@ -60,12 +60,12 @@ export async function newDiagnosticsAfterEdit(server: LspServer, file: string, b
     return server.openText(file) !== prior;
   });
   const out: NewDiagnostics = { files: compare(seen.touched) };
-  if (seen.changed && !seen.sawTarget && server.state === "running") out.late = lateWatch(server, uri, w).then(compare);
+  if (seen.changed && !seen.sawTarget && server.state === "running") out.late = lateWatch(server, uri, server.versionOf(file), w).then(compare);
   return out;
 }
 
 /** Listen on after the bounded wait: the URIs published once the edited file was, or none after `lateMs`. */
-function lateWatch(server: LspServer, uri: string, w: WaitOptions): Promise<Set<string>> {
+function lateWatch(server: LspServer, uri: string, version: number | undefined, w: WaitOptions): Promise<Set<string>> {
   return new Promise((resolve) => {
     const touched = new Set<string>();
     let sawTarget = false;
@@ -76,7 +76,8 @@ function lateWatch(server: LspServer, uri: string, w: WaitOptions): Promise<Set<
       clearTimeout(settle);
       resolve(sawTarget ? touched : new Set());
     };
-    const off = server.onDiagnostics((u) => {
+    const off = server.onDiagnostics((u, v) => {
+      if (u === uri && stale(v, version)) return;
       touched.add(u);
       if (u === uri) sawTarget = true;
       if (!sawTarget) return;
@@ -117,13 +118,16 @@ async function waitForPublish(server: LspServer, uri: string, w: WaitOptions, ac
   const touched = new Set<string>();
   let sawTarget = false;
   let last = 0;
-  const off = server.onDiagnostics((u) => {
+  let version: number | undefined;
+  const off = server.onDiagnostics((u, v) => {
+    if (u === uri && stale(v, version)) return;
     touched.add(u);
     if (u === uri) sawTarget = true;
     last = Date.now();
   });
   try {
     if (act() === false) return { touched, sawTarget, changed: false };
+    version = server.versionOf(fileURLToPath(uri));
     const deadline = Date.now() + w.waitMs;
     while (Date.now() < deadline) {
       if (sawTarget && Date.now() - last >= w.settleMs) break;
@@ -134,6 +138,11 @@ async function waitForPublish(server: LspServer, uri: string, w: WaitOptions, ac
     off();
   }
   return { touched, sawTarget, changed: true };
+}
+
+/** A publish for an older version of the document than the one just sent (servers that send `version`). */
+function stale(published: number | undefined, sent: number | undefined): boolean {
+  return published !== undefined && sent !== undefined && published < sent;
 }
 
 function key(d: Diagnostic): string {

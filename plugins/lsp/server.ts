@@ -82,7 +82,7 @@ export class LspServer {
   private lastExit?: string;
   private protocolBroken = false;
   private readonly docs = new Map<string, OpenDoc>();
-  private readonly listeners = new Set<(uri: string) => void>();
+  private readonly listeners = new Set<(uri: string, version?: number) => void>();
 
   constructor(
     public def: ServerDef,
@@ -146,7 +146,7 @@ export class LspServer {
     conn.onNotification((method, params: any) => {
       if (method === "textDocument/publishDiagnostics" && params?.uri) {
         this.diagnostics.set(params.uri, Array.isArray(params.diagnostics) ? params.diagnostics : []);
-        for (const fn of this.listeners) fn(params.uri);
+        for (const fn of this.listeners) fn(params.uri, typeof params.version === "number" ? params.version : undefined);
       }
     });
     conn.onRequest((method, params: any) => this.answerServerRequest(method, params));
@@ -310,8 +310,13 @@ export class LspServer {
     return this.docs.get(pathToFileURL(file).href)?.text;
   }
 
-  /** Listen for publishDiagnostics; returns the unsubscribe function. */
-  onDiagnostics(fn: (uri: string) => void): () => void {
+  /** The version last sent for an open document. */
+  versionOf(file: string): number | undefined {
+    return this.docs.get(pathToFileURL(file).href)?.version;
+  }
+
+  /** Listen for publishDiagnostics (with the document version when the server sends one); returns the unsubscribe function. */
+  onDiagnostics(fn: (uri: string, version?: number) => void): () => void {
     this.listeners.add(fn);
     return () => this.listeners.delete(fn);
   }

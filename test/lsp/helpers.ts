@@ -2,7 +2,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { defineTool, definePlugin } from "../../core/index.ts";
+import { defineTool, definePlugin, resultText, type Host } from "../../core/index.ts";
 
 /** Until the built-in tools land: a minimal Edit with Claude Code's input shape. */
 export const editPlugin = definePlugin({
@@ -71,4 +71,11 @@ export function fakeLspPlugin(dir: string, ext = ".fake", extra: Record<string, 
   fs.writeFileSync(path.join(dir, ".claude-plugin", "plugin.json"), JSON.stringify({ name }));
   fs.writeFileSync(path.join(dir, ".lsp.json"), JSON.stringify({ fake: { command: process.execPath, args: [FAKE_LSP], extensionToLanguage: { [ext]: "fake" }, ...extra } }, null, 2));
   return dir;
+}
+
+/** Edit through the host; when the built-in Edit (read-before-write) wins the name, Read the file first. */
+export async function editFile(host: Host, file: string, old_string: string, new_string: string) {
+  if (host.pool.byName.get("Edit")?.plugin !== "test-edit" && host.pool.byName.has("Read")) await host.execute("Read", { file_path: file }, { yes: true });
+  const o = await host.execute("Edit", { file_path: file, old_string, new_string }, { yes: true });
+  return { ...o, text: resultText(o.result) };
 }

@@ -9,7 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHost, definePlugin, resultText, type Host } from "../../core/index.ts";
-import { alive, children, editPlugin, fakeLspPlugin, FAKE_LSP } from "./helpers.ts";
+import { alive, children, editFile, editPlugin, fakeLspPlugin, FAKE_LSP } from "./helpers.ts";
 import { tmpdir, until, writeTree } from "../helpers.ts";
 
 const server = (ext: string, extra: Record<string, unknown> = {}) => ({ command: process.execPath, args: [FAKE_LSP], extensionToLanguage: { [ext]: "fake" }, ...extra });
@@ -52,7 +52,7 @@ describe("lsp plugin: lifecycle and diagnostics with a fake server", () => {
         pull: server(".pull", { env: { FAKE_LSP_PULL: "1" } }),
         quiet: server(".quiet", { diagnostics: false }),
         noisy: server(".noise"),
-        booting: server(".boot", { env: { FAKE_LSP_INIT_DELAY: "700" } }),
+        booting: server(".boot", { env: { FAKE_LSP_INIT_DELAY: "1500" } }),
         stubborn: server(".stub", { env: { FAKE_LSP_IGNORE_SHUTDOWN: "1" }, shutdownTimeout: 300 }),
       },
     });
@@ -84,7 +84,7 @@ describe("lsp plugin: lifecycle and diagnostics with a fake server", () => {
     await hover("a.crash", 2);
     const gaveUp = await hover("a.crash");
     expect(gaveUp.text).toContain("crashed 2 times (last: exit code 3); giving up after maxRestarts 1");
-    expect((await hover("a.slow")).status).toBe("ok"); // other servers are unaffected
+    expect((await hover("a.quiet")).status).toBe("ok"); // other servers are unaffected
   });
 
   it("treats non-protocol output on stdout as a crash", async () => {
@@ -97,7 +97,8 @@ describe("lsp plugin: lifecycle and diagnostics with a fake server", () => {
   });
 
   it("reports diagnostics a slow server publishes after the wait with a later result", async () => {
-    const e = await exec("Edit", { file_path: "a.slow", old_string: "ok", new_string: "ERROR: late one" });
+    await hover("a.slow"); // started and opened: its first publish (version 1, 900 ms later) is stale for the edit
+    const e = await editFile(host, "a.slow", "ok", "ERROR: late one");
     expect(e.status).toBe("ok");
     expect(e.text).not.toContain("LSP diagnostics");
     const next = await nextWith("LSP diagnostics (reported late, after the edit of a.slow): Found 1 new diagnostic issue in 1 file");
@@ -106,16 +107,16 @@ describe("lsp plugin: lifecycle and diagnostics with a fake server", () => {
   });
 
   it("does not hold an edit while the server starts; its diagnostics follow with a later result", async () => {
-    const e = await exec("Edit", { file_path: "a.boot", old_string: "ok", new_string: "ERROR: at boot" });
+    const e = await editFile(host, "a.boot", "ok", "ERROR: at boot");
     expect(e.status).toBe("ok");
     expect(e.text).toContain("LSP diagnostics: plugin:fake-lsp:booting is still starting; new issues in a.boot, if any, will be reported with a later tool result.");
     expect(await nextWith("after the edit of a.boot")).toContain("LSP diagnostics (reported late, after the edit of a.boot): Found 1 new diagnostic issue in 1 file (plugin:fake-lsp:booting):\n  a.boot:1:1 error [E1] at boot (fake)");
   });
 
   it("uses pull diagnostics when the server offers them, and honours diagnostics: false", async () => {
-    const e = await exec("Edit", { file_path: "a.pull", old_string: "ok", new_string: "ok\nERROR: pulled" });
+    const e = await editFile(host, "a.pull", "ok", "ok\nERROR: pulled");
     expect(e.text).toContain("LSP diagnostics: Found 1 new diagnostic issue in 1 file (plugin:fake-lsp:pull):\n  a.pull:2:1 error [E1] pulled (fake)");
-    const q = await exec("Edit", { file_path: "a.quiet", old_string: "ok", new_string: "ERROR: ignored" });
+    const q = await editFile(host, "a.quiet", "ok", "ERROR: ignored");
     expect(q.status).toBe("ok");
     expect(q.text).not.toContain("LSP diagnostics");
   });

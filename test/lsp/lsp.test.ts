@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHost, resultText, type Host } from "../../core/index.ts";
-import { children, alive, editPlugin } from "./helpers.ts";
+import { children, alive, editFile, editPlugin } from "./helpers.ts";
 import { REPO, tmpdir, writeTree } from "../helpers.ts";
 
 const EXAMPLE = path.join(REPO, "plugins", "lsp", "examples", "typescript");
@@ -48,12 +48,7 @@ describe("lsp plugin with typescript-language-server", () => {
     const o = await host.execute("LSP", input, { yes: true });
     return { ...o, text: resultText(o.result) };
   };
-  const edit = async (file: string, old_string: string, new_string: string) => {
-    // When the built-in Edit (read-before-write) wins the name, satisfy it with a Read first.
-    if (host.pool.byName.get("Edit")?.plugin !== "test-edit" && host.pool.byName.has("Read")) await host.execute("Read", { file_path: file }, { yes: true });
-    const o = await host.execute("Edit", { file_path: file, old_string, new_string }, { yes: true });
-    return { ...o, text: resultText(o.result) };
-  };
+  const edit = (file: string, old_string: string, new_string: string) => editFile(host, file, old_string, new_string);
 
   beforeAll(async () => {
     // The example plugin names the binary on $PATH, as a user's install would provide it.
