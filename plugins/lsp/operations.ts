@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ToolResult } from "../../core/index.ts";
-import { LspError, type LspServer, type Range } from "./server.ts";
+import { LspError, type LspServer, type Position, type Range } from "./server.ts";
 
 export const OPERATIONS = [
   "goToDefinition",
@@ -114,9 +114,10 @@ export async function runOperation(server: LspServer, input: LspInput, cwd: stri
         const l = rangeLoc(s.location?.uri ?? uri, r);
         out.push(`${"  ".repeat(depth)}- ${s.name} (${kindName(s.kind)}) ${l.line}:${l.character}${s.detail ? ` ${s.detail}` : ""}`);
         flat.push({ name: s.name, kind: kindName(s.kind), container: container ?? s.containerName, ...fmt.out(l) });
-        for (const c of s.children ?? []) walk(c, depth + 1, s.name);
+        for (const c of byPosition(s.children ?? [])) walk(c, depth + 1, s.name);
       };
-      for (const s of syms) walk(s, 0);
+      // In source order, like an editor's outline (servers often sort by name).
+      for (const s of byPosition(syms)) walk(s, 0);
       return done(`${plural(flat.length, "symbol")} in ${rel}:\n${out.join("\n")}`, flat);
     }
     case "workspaceSymbol": {
@@ -162,6 +163,11 @@ export async function runOperation(server: LspServer, input: LspInput, cwd: stri
       return done(out.join("\n"), results);
     }
   }
+}
+
+function byPosition(syms: any[]): any[] {
+  const start = (s: any): Position => (s.selectionRange ?? s.range ?? s.location?.range)?.start ?? { line: 0, character: 0 };
+  return [...syms].sort((a, b) => start(a).line - start(b).line || start(a).character - start(b).character);
 }
 
 function toLocs(res: unknown): Loc[] {
