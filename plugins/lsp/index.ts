@@ -7,7 +7,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { defineTool, definePlugin, errorMessage, textResult, PACKAGE_ROOT, type Tool, type PostToolUseContext } from "../../core/index.ts";
+import { defineTool, definePlugin, errorMessage, textResult, PACKAGE_ROOT, type Tool, type PostToolUseContext, type ProblemReport } from "../../core/index.ts";
 import { readServers, type ServerDef, type ServerTable } from "./config.ts";
 import { LspServer, type Diagnostic } from "./server.ts";
 import { OPERATIONS, relPath, runOperation, type LspInput } from "./operations.ts";
@@ -47,7 +47,14 @@ export default definePlugin({
     /** Diagnostics that arrived after their edit's result was returned, per session. */
     const late = new Map<string, string[]>();
     const noted = new Set<string>();
-    const options = (): LspOptions => ({ ...((ctx.host.config.lsp as LspOptions) ?? {}), ...((ctx.host.options.lsp as LspOptions) ?? {}) });
+    const options = (): LspOptions => {
+      const merged = rawOptions();
+      // A wrong value falls back to the default (reported once per build by optionProblems).
+      for (const k of OPTION_KEYS) if (merged[k] !== undefined && !(typeof merged[k] === "number" && merged[k] >= 0)) delete merged[k];
+      return merged as LspOptions;
+    };
+    /** `lsp` from the config file, overridden by `createHost({ lsp })`. */
+    const rawOptions = (): Record<string, unknown> => ({ ...plain(ctx.host.config.lsp), ...plain(ctx.host.options.lsp) });
     const log = (m: string) => ctx.host.log.warn(`[${PLUGIN_NAME}] ${m}`);
 
     const serverFor = (def: ServerDef): LspServer => {
@@ -63,6 +70,7 @@ export default definePlugin({
 
       build.hooks.collect.tap(PLUGIN_NAME, (collector) => {
         for (const p of table.problems) collector.problem(p);
+        for (const p of optionProblems(rawOptions())) collector.problem(p);
         if (table.servers.length) collector.add(lspTool(table, serverFor));
       });
 
@@ -154,6 +162,21 @@ export default definePlugin({
     });
   },
 });
+
+const OPTION_KEYS = ["diagnosticsWaitMs", "diagnosticsSettleMs", "diagnosticsLateMs", "requestTimeoutMs"] as const;
+
+function plain(v: unknown): Record<string, unknown> {
+  return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
+
+function optionProblems(o: Record<string, unknown>): ProblemReport[] {
+  const out: ProblemReport[] = [];
+  for (const [k, v] of Object.entries(o)) {
+    if (!(OPTION_KEYS as readonly string[]).includes(k)) out.push({ plugin: PLUGIN_NAME, path: `/lsp/${k}`, message: `unknown lsp option "${k}" is ignored (known: ${OPTION_KEYS.join(", ")})`, severity: "warning" });
+    else if (!(typeof v === "number" && v >= 0)) out.push({ plugin: PLUGIN_NAME, path: `/lsp/${k}`, message: `lsp.${k} must be a number of milliseconds ≥ 0; the default is used`, severity: "warning" });
+  }
+  return out;
+}
 
 function editedFile(toolName: string | undefined, input: unknown, cwd: string): string | undefined {
   const field = toolName ? EDIT_TOOLS[toolName] : undefined;

@@ -127,7 +127,7 @@ export async function runOperation(server: LspServer, input: LspInput, cwd: stri
       const shown = mapped.filter((m) => !HIDDEN_DIRS.test(m.l.file));
       const hidden = mapped.length - shown.length ? ` (${mapped.length - shown.length} more in node_modules/venv/.git hidden)` : "";
       const q = query ? ` matching "${query}"` : "";
-      if (!shown.length) return done(`No workspace symbols found${q}${hidden}.`, []);
+      if (!shown.length) return done(`No workspace symbols found${q}${hidden}.${query ? "" : ' Pass "query" (part of a symbol name) to search.'}`, []);
       return done(
         `Found ${plural(shown.length, "symbol")}${q}${hidden}:\n${shown.map(({ s, l }) => `  ${s.name} (${kindName(s.kind)}) ${fmt.rel(l.file)}:${l.line}:${l.character}${s.containerName ? ` in ${s.containerName}` : ""}`).join("\n")}`,
         shown.map(({ s, l }) => ({ name: s.name, kind: kindName(s.kind), container: s.containerName, ...fmt.out(l) })),

@@ -56,11 +56,19 @@ describe("lsp plugin: lifecycle and diagnostics with a fake server", () => {
         stubborn: server(".stub", { env: { FAKE_LSP_IGNORE_SHUTDOWN: "1" }, shutdownTimeout: 300 }),
       },
     });
-    host = await createHost({ cwd: proj, pluginDirs: [pluginDir], plugins: [editPlugin], lsp: { diagnosticsWaitMs: 250, diagnosticsSettleMs: 100 } });
+    host = await createHost({ cwd: proj, pluginDirs: [pluginDir], plugins: [editPlugin], lsp: { diagnosticsWaitMs: 250, diagnosticsSettleMs: 100, diagnosticsLateMs: "soon", waitMs: 1 } });
   });
 
   afterAll(async () => {
     await host?.close();
+  });
+
+  it("warns about wrong lsp options and keeps the defaults for them", () => {
+    const lsp = host.problems().filter((p) => p.plugin === "lsp");
+    expect(lsp.map((p) => `${p.path}: ${p.message}`)).toEqual([
+      "/lsp/diagnosticsLateMs: lsp.diagnosticsLateMs must be a number of milliseconds ≥ 0; the default is used",
+      '/lsp/waitMs: unknown lsp option "waitMs" is ignored (known: diagnosticsWaitMs, diagnosticsSettleMs, diagnosticsLateMs, requestTimeoutMs)',
+    ]);
   });
 
   it("sends initializationOptions and settings, and names a missing capability", async () => {
