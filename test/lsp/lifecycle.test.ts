@@ -191,4 +191,21 @@ describe("the LSP tool on the one execution path", () => {
     expect(o.status).toBe("tool-error");
     expect(resultText(o.result)).toMatch(/plugin:fake-lsp:fake (failed to initialize|exited during startup)/);
   });
+
+  it("keeps at most 50 documents open and re-sends a file changed on disk", async () => {
+    const root = tmpdir("toolhost-lsp-docs-");
+    const files = Object.fromEntries(Array.from({ length: 52 }, (_, i) => [`proj/f${i}.fake`, `file ${i}\n`]));
+    writeTree(root, files);
+    const host = await createHost({ cwd: path.join(root, "proj"), pluginDirs: [fakeLspPlugin(path.join(root, "plugin"))] });
+    try {
+      const hover = async (f: string) => resultText((await host.execute("LSP", { operation: "hover", filePath: f, line: 1, character: 1 }, { yes: true })).result);
+      expect(await hover("f0.fake")).toContain('open=1 line="file 0"');
+      fs.writeFileSync(path.join(root, "proj", "f0.fake"), "changed on disk\n");
+      expect(await hover("f0.fake")).toContain('open=1 line="changed on disk"');
+      for (let i = 1; i < 52; i++) await hover(`f${i}.fake`);
+      expect(await hover("f51.fake")).toContain("open=50 ");
+    } finally {
+      await host.close();
+    }
+  });
 });
