@@ -123,7 +123,9 @@ export async function runOperation(server: LspServer, input: LspInput, cwd: stri
     case "workspaceSymbol": {
       const query = input.query ?? "";
       const syms: any[] = (await req<any[]>("workspace/symbol", { query })) ?? [];
-      const mapped = syms.map((s) => ({ s, l: rangeLoc(s.location.uri, s.location.range ?? { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }) }));
+      const mapped = syms
+        .filter((s) => typeof s?.location?.uri === "string")
+        .map((s) => ({ s, l: rangeLoc(s.location.uri, s.location.range ?? { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }) }));
       const shown = mapped.filter((m) => !HIDDEN_DIRS.test(m.l.file));
       const hidden = mapped.length - shown.length ? ` (${mapped.length - shown.length} more in node_modules/venv/.git hidden)` : "";
       const q = query ? ` matching "${query}"` : "";
