@@ -1,0 +1,244 @@
+/**
+ * The LSP tool's operations → LSP requests, and their results → readable text (paths relative to
+ * cwd, 1-based positions, the source line) plus structuredContent. A server that lacks a capability
+ * or fails answers with an error result, never an empty one (ISS #75615).
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ToolResult } from "../../core/index.ts";
+import { LspError, type LspServer, type Position, type Range } from "./server.ts";
+
+export const OPERATIONS = [
+  "goToDefinition",
+  "findReferences",
+  "hover",
+  "documentSymbol",
+  "workspaceSymbol",
+  "goToImplementation",
+  "prepareCallHierarchy",
+  "incomingCalls",
+  "outgoingCalls",
+] as const;
+export type Operation = (typeof OPERATIONS)[number];
+
+export interface LspInput {
+  operation: Operation;
+  filePath: string;
+  line: number;
+  character: number;
+  query?: string;
+}
+
+/** Which server capability each operation needs (exhaustive over Operation). */
+const CAPABILITY: Record<Operation, string> = {
+  goToDefinition: "definitionProvider",
+  findReferences: "referencesProvider",
+  hover: "hoverProvider",
+  documentSymbol: "documentSymbolProvider",
+  workspaceSymbol: "workspaceSymbolProvider",
+  goToImplementation: "implementationProvider",
+  prepareCallHierarchy: "callHierarchyProvider",
+  incomingCalls: "callHierarchyProvider",
+  outgoingCalls: "callHierarchyProvider",
+};
+
+const SYMBOL_KINDS = [
+  "", "File", "Module", "Namespace", "Package", "Class", "Method", "Property", "Field", "Constructor", "Enum", "Interface", "Function",
+  "Variable", "Constant", "String", "Number", "Boolean", "Array", "Object", "Key", "Null", "EnumMember", "Struct", "Event", "Operator", "TypeParameter",
+];
+
+/** Location results under these directories are hidden from lists (Claude Code filters gitignored dirs). */
+const HIDDEN_DIRS = /[\\/](node_modules|\.venv|venv|\.git|__pycache__)[\\/]/;
+
+export interface Loc {
+  file: string;
+  line: number;
+  character: number;
+  endLine: number;
+  endCharacter: number;
+}
+
+export async function runOperation(server: LspServer, input: LspInput, cwd: string, signal: AbortSignal): Promise<ToolResult> {
+  const file = input.filePath;
+  const rel = relPath(file, cwd);
+  const cap = CAPABILITY[input.operation];
+  await server.ensureStarted();
+  if (!server.capabilities[cap]) throw new LspError(`${server.label} does not support ${input.operation} (its initialize result has no ${cap})`);
+  server.refreshOpenDocuments();
+  const uri = server.syncFile(file);
+  const text = server.openText(file) ?? "";
+  const lines = text.split("\n");
+  if (input.line > lines.length) throw new LspError(`line ${input.line} is past the end of ${rel} (${lines.length} lines)`);
+  const lineText = lines[input.line - 1]!.replace(/\r$/, "");
+  if (input.character > lineText.length + 1) throw new LspError(`character ${input.character} is past the end of line ${input.line} of ${rel} (${lineText.length} characters)`);
+  const position = { line: input.line - 1, character: input.character - 1 };
+  const textDocument = { uri };
+  const at = `${rel}:${input.line}:${input.character}`;
+  const fmt = new Formatter(cwd);
+  const base = { operation: input.operation, file: rel, line: input.line, character: input.character, server: server.def.id };
+  const done = (text: string, results: unknown): ToolResult => ({ content: [{ type: "text", text }], structuredContent: { ...base, results } });
+  const req = <R>(method: string, params: unknown) => server.request<R>(method, params, signal);
+
+  switch (input.operation) {
+    case "goToDefinition":
+    case "goToImplementation": {
+      const method = input.operation === "goToDefinition" ? "textDocument/definition" : "textDocument/implementation";
+      const what = input.operation === "goToDefinition" ? "definition" : "implementation";
+      const locs = toLocs(await req(method, { textDocument, position }));
+      if (!locs.length) return done(`No ${what} found for the symbol at ${at}.`, []);
+      return done(`Found ${plural(locs.length, what)}:\n${locs.map((l) => `  ${fmt.loc(l)}`).join("\n")}`, locs.map((l) => fmt.out(l)));
+    }
+    case "findReferences": {
+      const all = toLocs(await req("textDocument/references", { textDocument, position, context: { includeDeclaration: true } }));
+      const locs = all.filter((l) => !HIDDEN_DIRS.test(l.file));
+      const hidden = all.length - locs.length ? ` (${all.length - locs.length} more in node_modules/venv/.git hidden)` : "";
+      if (!locs.length) return done(`No references found for the symbol at ${at}${hidden}.`, []);
+      const byFile = groupBy(locs, (l) => l.file);
+      const body = [...byFile].map(([f, ls]) => `${fmt.rel(f)}\n${ls.map((l) => `  ${fmt.loc(l, false)}`).join("\n")}`).join("\n");
+      return done(`Found ${plural(locs.length, "reference")} in ${plural(byFile.size, "file")}${hidden}:\n${body}`, locs.map((l) => fmt.out(l)));
+    }
+    case "hover": {
+      const h: any = await req("textDocument/hover", { textDocument, position });
+      const body = hoverText(h?.contents);
+      if (!body) return done(`No hover information for ${at}.`, null);
+      return done(`Hover at ${at}:\n${body}`, { contents: body, range: h?.range ? fmt.out(rangeLoc(uri, h.range)) : undefined });
+    }
+    case "documentSymbol": {
+      const syms: any[] = (await req<any[]>("textDocument/documentSymbol", { textDocument })) ?? [];
+      if (!syms.length) return done(`No symbols found in ${rel}.`, []);
+      const out: string[] = [];
+      const flat: unknown[] = [];
+      const walk = (s: any, depth: number, container?: string) => {
+        const r: Range = s.selectionRange ?? s.range ?? s.location?.range;
+        const l = rangeLoc(s.location?.uri ?? uri, r);
+        out.push(`${"  ".repeat(depth)}- ${s.name} (${kindName(s.kind)}) ${l.line}:${l.character}${s.detail ? ` ${s.detail}` : ""}`);
+        flat.push({ name: s.name, kind: kindName(s.kind), container: container ?? s.containerName, ...fmt.out(l) });
+        for (const c of byPosition(s.children ?? [])) walk(c, depth + 1, s.name);
+      };
+      // In source order, like an editor's outline (servers often sort by name).
+      for (const s of byPosition(syms)) walk(s, 0);
+      return done(`${plural(flat.length, "symbol")} in ${rel}:\n${out.join("\n")}`, flat);
+    }
+    case "workspaceSymbol": {
+      const query = input.query ?? "";
+      const syms: any[] = (await req<any[]>("workspace/symbol", { query })) ?? [];
+      const mapped = syms
+        .filter((s) => typeof s?.location?.uri === "string")
+        .map((s) => ({ s, l: rangeLoc(s.location.uri, s.location.range ?? { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }) }));
+      const shown = mapped.filter((m) => !HIDDEN_DIRS.test(m.l.file));
+      const hidden = mapped.length - shown.length ? ` (${mapped.length - shown.length} more in node_modules/venv/.git hidden)` : "";
+      const q = query ? ` matching "${query}"` : "";
+      if (!shown.length) return done(`No workspace symbols found${q}${hidden}.${query ? "" : ' Pass "query" (part of a symbol name) to search.'}`, []);
+      return done(
+        `Found ${plural(shown.length, "symbol")}${q}${hidden}:\n${shown.map(({ s, l }) => `  ${s.name} (${kindName(s.kind)}) ${fmt.rel(l.file)}:${l.line}:${l.character}${s.containerName ? ` in ${s.containerName}` : ""}`).join("\n")}`,
+        shown.map(({ s, l }) => ({ name: s.name, kind: kindName(s.kind), container: s.containerName, ...fmt.out(l) })),
+      );
+    }
+    case "prepareCallHierarchy":
+    case "incomingCalls":
+    case "outgoingCalls": {
+      const items: any[] = (await req<any[]>("textDocument/prepareCallHierarchy", { textDocument, position })) ?? [];
+      if (!items.length) return done(`No call hierarchy item (function, method…) at ${at}.`, []);
+      const item = (i: any) => {
+        const l = rangeLoc(i.uri, i.selectionRange ?? i.range);
+        return { text: `${i.name} (${kindName(i.kind)}) ${fmt.rel(l.file)}:${l.line}:${l.character}${i.detail ? ` ${i.detail}` : ""}`, out: { name: i.name, kind: kindName(i.kind), ...fmt.out(l) } };
+      };
+      if (input.operation === "prepareCallHierarchy") {
+        return done(`Call hierarchy ${items.length === 1 ? "item" : "items"} at ${at}:\n${items.map((i) => `  ${item(i).text}`).join("\n")}`, items.map((i) => item(i).out));
+      }
+      const incoming = input.operation === "incomingCalls";
+      const out: string[] = [];
+      const results: unknown[] = [];
+      for (const it of items) {
+        const calls: any[] = (await req<any[]>(incoming ? "callHierarchy/incomingCalls" : "callHierarchy/outgoingCalls", { item: it })) ?? [];
+        out.push(`${incoming ? "Incoming calls to" : "Outgoing calls from"} ${item(it).text}:`);
+        if (!calls.length) out.push(incoming ? "  (no callers found)" : "  (no calls found)");
+        for (const c of calls) {
+          const other = item(incoming ? c.from : c.to);
+          // fromRanges are in the caller's file for incoming calls and in this item's file for outgoing ones.
+          const sites = (c.fromRanges ?? []).map((r: Range) => `${r.start.line + 1}:${r.start.character + 1}`);
+          out.push(`  ${other.text}${sites.length ? ` — call ${sites.length === 1 ? "site" : "sites"} ${sites.join(", ")}` : ""}`);
+          results.push({ ...other.out, callSites: (c.fromRanges ?? []).map((r: Range) => ({ line: r.start.line + 1, character: r.start.character + 1 })) });
+        }
+      }
+      return done(out.join("\n"), results);
+    }
+  }
+}
+
+function byPosition(syms: any[]): any[] {
+  const start = (s: any): Position => (s.selectionRange ?? s.range ?? s.location?.range)?.start ?? { line: 0, character: 0 };
+  return [...syms].sort((a, b) => start(a).line - start(b).line || start(a).character - start(b).character);
+}
+
+function toLocs(res: unknown): Loc[] {
+  if (!res) return [];
+  const arr = Array.isArray(res) ? res : [res];
+  return arr
+    .map((x: any) => (x?.targetUri ? rangeLoc(x.targetUri, x.targetSelectionRange ?? x.targetRange) : x?.uri && x.range ? rangeLoc(x.uri, x.range) : undefined))
+    .filter((l): l is Loc => !!l);
+}
+
+function rangeLoc(uri: string, r: Range): Loc {
+  let file = uri;
+  try {
+    if (uri.startsWith("file:")) file = fileURLToPath(uri);
+  } catch {}
+  return { file, line: r.start.line + 1, character: r.start.character + 1, endLine: r.end.line + 1, endCharacter: r.end.character + 1 };
+}
+
+function hoverText(c: any): string {
+  if (!c) return "";
+  if (typeof c === "string") return c.trim();
+  if (Array.isArray(c)) return c.map(hoverText).filter(Boolean).join("\n\n");
+  if (typeof c.language === "string") return c.value ? "```" + c.language + "\n" + c.value + "\n```" : "";
+  return typeof c.value === "string" ? c.value.trim() : "";
+}
+
+function kindName(k: number): string {
+  return SYMBOL_KINDS[k] || `kind ${k}`;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+function groupBy<T>(xs: T[], key: (x: T) => string): Map<string, T[]> {
+  const m = new Map<string, T[]>();
+  for (const x of xs) m.set(key(x), [...(m.get(key(x)) ?? []), x]);
+  return m;
+}
+
+export function relPath(file: string, cwd: string): string {
+  if (!path.isAbsolute(file)) return file;
+  const r = path.relative(cwd, file);
+  return r && !r.startsWith("..") && !path.isAbsolute(r) ? r : file;
+}
+
+/** Paths relative to cwd and the source line of each location (files read once per call). */
+class Formatter {
+  private readonly lines = new Map<string, string[] | undefined>();
+  constructor(private readonly cwd: string) {}
+  rel(file: string): string {
+    return relPath(file, this.cwd);
+  }
+  loc(l: Loc, withFile = true): string {
+    const src = this.source(l.file, l.line);
+    return `${withFile ? `${this.rel(l.file)}:` : ""}${l.line}:${l.character}${src ? `: ${src}` : ""}`;
+  }
+  out(l: Loc) {
+    return { file: this.rel(l.file), line: l.line, character: l.character, endLine: l.endLine, endCharacter: l.endCharacter };
+  }
+  private source(file: string, line: number): string {
+    if (!this.lines.has(file)) {
+      let ls: string[] | undefined;
+      try {
+        ls = path.isAbsolute(file) && fs.statSync(file).size < 5_000_000 ? fs.readFileSync(file, "utf8").split("\n") : undefined;
+      } catch {}
+      this.lines.set(file, ls);
+    }
+    const t = this.lines.get(file)?.[line - 1]?.trim() ?? "";
+    return t.length > 160 ? t.slice(0, 160) + "…" : t;
+  }
+}
