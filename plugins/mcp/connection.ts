@@ -150,8 +150,16 @@ export class McpConnection {
     return t;
   }
 
+  /**
+   * Hard limit for one connection attempt. `collect` stops waiting after startupTimeout, but the
+   * attempt goes on (up to a minute) so a slow server still arrives, through a rebuild, when ready.
+   */
+  private get connectLimitMs(): number {
+    return Math.max(this.spec.startupTimeoutMs, 60_000);
+  }
+
   private async connectOnce(client: Client, transport: Transport): Promise<void> {
-    await client.connect(transport, { timeout: this.spec.startupTimeoutMs });
+    await client.connect(transport, { timeout: this.connectLimitMs });
   }
 
   private async connect(): Promise<void> {
@@ -214,7 +222,7 @@ export class McpConnection {
     const out: RawTool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < 100; page++) {
-      const res = (await client.request({ method: "tools/list", params: cursor ? { cursor } : {} }, ResultSchema, { timeout: this.spec.startupTimeoutMs })) as Lenient;
+      const res = (await client.request({ method: "tools/list", params: cursor ? { cursor } : {} }, ResultSchema, { timeout: this.connectLimitMs })) as Lenient;
       const tools = Array.isArray(res.tools) ? (res.tools as unknown[]) : [];
       for (const t of tools) if (t && typeof t === "object" && typeof (t as RawTool).name === "string" && (t as RawTool).name) out.push(t as RawTool);
       cursor = typeof res.nextCursor === "string" && res.nextCursor ? res.nextCursor : undefined;
