@@ -145,7 +145,11 @@ export class Executor {
     const session = this.host.session(opts.sessionId);
     const trace: TraceEntry[] = [];
     const ac = new AbortController();
-    const onOuterAbort = () => ac.abort(opts.signal?.reason);
+    // interruptBehavior "block": a user interrupt does not stop the tool (only its timeout does).
+    const onOuterAbort = () => {
+      if (call.tool?.interruptBehavior !== "block" || !call.data.has("calling")) ac.abort(opts.signal?.reason);
+      else call.notes.push(`${call.tool.name} kept running after an interrupt (interruptBehavior: block).`);
+    };
     opts.signal?.addEventListener("abort", onOuterAbort, { once: true });
     const call: CallState = {
       [TRACE]: trace,
@@ -345,6 +349,8 @@ export class Executor {
     if (substitute) result = substitute;
     else {
       const timeoutMs = opts.timeoutMs ?? tool.timeoutMs;
+      call.data.set("calling", true);
+      if (opts.signal?.aborted && tool.interruptBehavior !== "block") ac.abort(opts.signal.reason);
       const timer = timeoutMs ? setTimeout(() => ac.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs) : undefined;
       try {
         const res =

@@ -155,7 +155,9 @@ export function instrument<H extends { intercept: Function; name?: string }>(
 }
 
 function isWaterfall(hook: unknown): boolean {
-  return hook instanceof SyncWaterfallHook || hook instanceof AsyncSeriesWaterfallHook;
+  // tapable's hook classes are factories with a null prototype: compare constructors, not instanceof.
+  const c = (hook as { constructor?: unknown }).constructor;
+  return c === SyncWaterfallHook || c === AsyncSeriesWaterfallHook;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -185,6 +187,8 @@ function hostHookDefs(sink: ProblemSink) {
   const h = {
     /** AsyncSeriesWaterfall: add or remove plugin sources before manifests are read. */
     discover: instrument(new AsyncSeriesWaterfallHook<[PluginSource[]]>(["sources"]), "host.discover", "isolate", sink),
+    /** A manifest (or settings source) was read and schema-checked; observers only. */
+    manifestLoaded: instrument(new SyncHook<[LoadedPlugin]>(["plugin"]), "host.manifestLoaded", "isolate", sink),
     /** SyncWaterfall: extra validation of a loaded manifest; return more problems. */
     validateManifest: instrument(
       new SyncWaterfallHook<[ProblemReport[], LoadedPlugin]>(["problems", "plugin"]),

@@ -191,12 +191,16 @@ export class Host {
     for (const p of config.plugins ?? []) sources.push(this.resolvePluginRef(p, cfg.file, problems));
     for (const d of this.options.pluginDirs ?? []) sources.push({ kind: "plugin-dir", path: path.resolve(this.cwd, d) });
     sources = await this.hooks.discover.promise(sources);
+    // The same directory named twice (config and --plugin-dir) is one plugin, not a duplicate.
+    const seenPaths = new Set<string>();
+    sources = sources.filter((s) => !s.path || (seenPaths.has(path.resolve(s.path)) ? false : (seenPaths.add(path.resolve(s.path)), true)));
 
     const loaded: LoadedPlugin[] = [...cfg.sources];
     const seen = new Map<string, LoadedPlugin>();
     for (const s of sources) {
       if (!s.path) continue;
       const lp = loadPlugin(s, { projectDir: this.cwd, dataHome: this.options.dataHome as string | undefined });
+      this.hooks.manifestLoaded.call(lp);
       lp.problems.push(...this.hooks.validateManifest.call([], lp));
       lp.failed = lp.failed || lp.problems.some((p) => p.severity === "error");
       problems.push(...lp.problems);

@@ -1,0 +1,59 @@
+/** Test helpers: temp directories with file trees, a CLI runner on a real child process, polling. */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export const BIN = path.join(REPO, "bin", "toolhost.mjs");
+
+export function tmpdir(prefix = "toolhost-test-"): string {
+  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+}
+
+/** Write a tree: keys are relative paths; objects are written as JSON. */
+export function writeTree(root: string, tree: Record<string, string | object>): string {
+  for (const [rel, content] of Object.entries(tree)) {
+    const f = path.join(root, rel);
+    fs.mkdirSync(path.dirname(f), { recursive: true });
+    fs.writeFileSync(f, typeof content === "string" ? content : JSON.stringify(content, null, 2));
+  }
+  return root;
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json<T = any>(): T;
+}
+
+export function runCli(args: string[], opts: { cwd?: string; env?: Record<string, string>; input?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd: opts.cwd ?? REPO,
+      env: { ...process.env, ...opts.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), opts.timeoutMs ?? 30_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr, json: () => JSON.parse(stdout) });
+    });
+    child.stdin.end(opts.input ?? "");
+  });
+}
+
+export async function until(pred: () => boolean | Promise<boolean>, timeoutMs = 10_000, stepMs = 20): Promise<void> {
+  const t0 = Date.now();
+  while (!(await pred())) {
+    if (Date.now() - t0 > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}
