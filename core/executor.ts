@@ -153,7 +153,7 @@ export class Executor {
     opts.signal?.addEventListener("abort", onOuterAbort, { once: true });
     const call: CallState = {
       [TRACE]: trace,
-      toolUseId: opts.toolUseId ?? `toolu_${randomUUID().replace(/-/g, "").slice(0, 24)}`,
+      toolUseId: opts.toolUseId ?? newToolUseId(),
       sessionId: session.id,
       session,
       requestedName: name,
@@ -171,7 +171,7 @@ export class Executor {
     };
     try {
       const outcome = await this.run(call, opts, ac);
-      await this.build.hooks.persist.promise({ call, outcome });
+      if (tapped(this.build.hooks.persist)) await this.build.hooks.persist.promise({ call, outcome });
       return outcome;
     } finally {
       opts.signal?.removeEventListener("abort", onOuterAbort);
@@ -231,7 +231,7 @@ export class Executor {
 
     // 2. repair input
     t0 = performance.now();
-    call.input = hooks.repairInput.call(call.rawInput, call);
+    call.input = tapped(hooks.repairInput) ? hooks.repairInput.call(call.rawInput, call) : call.rawInput;
     mark("repairInput", t0);
 
     // 3-5. validate, validateInput, deny, permission (again after a PreToolUse rewrite)
@@ -242,7 +242,7 @@ export class Executor {
       const t1 = performance.now();
       let msg: string | undefined;
       try {
-        msg = (await tool!.validateInput?.(call.input, { cwd: call.cwd })) ?? (await hooks.validateInput.promise(call));
+        msg = (await tool!.validateInput?.(call.input, { cwd: call.cwd })) ?? (tapped(hooks.validateInput) ? await hooks.validateInput.promise(call) : undefined);
       } catch (e) {
         msg = errorMessage(e);
       }
@@ -294,7 +294,7 @@ export class Executor {
       decisions,
     };
     try {
-      await hooks.preToolUse.promise(pre);
+      if (tapped(hooks.preToolUse)) await hooks.preToolUse.promise(pre);
     } catch (e) {
       const d = failClosed(e, "preToolUse");
       return refuse("blocked", denialText(tool.name, d), d);
@@ -354,7 +354,7 @@ export class Executor {
       const timer = timeoutMs ? setTimeout(() => ac.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs) : undefined;
       try {
         const res =
-          (await hooks.call.promise(call)) ??
+          (tapped(hooks.call) ? await hooks.call.promise(call) : undefined) ??
           (await raceAbort(
             Promise.resolve(
               tool.call(call.input, {
@@ -394,10 +394,11 @@ export class Executor {
         post.result = typeof r === "string" ? { ...post.result, content: [{ type: "text", text: r }] } : r;
       },
     };
-    await (error ? hooks.postToolUseFailure : hooks.postToolUse).promise(post);
+    const postHook = error ? hooks.postToolUseFailure : hooks.postToolUse;
+    if (tapped(postHook)) await postHook.promise(post);
 
     // 10. shape, then notes after the shaped result
-    let shaped = await hooks.shape.promise(post.result, call);
+    let shaped = tapped(hooks.shape) ? await hooks.shape.promise(post.result, call) : post.result;
     if (call.notes.length) shaped = { ...shaped, content: [...shaped.content, { type: "text", text: call.notes.join("\n") }] };
     return finish({
       status: shaped.isError ? "tool-error" : "ok",
@@ -421,7 +422,7 @@ export class Executor {
       call[TRACE].push({ stage: "validate", plugin: "toolhost", ms: performance.now() - t0, outcome: "invalid" });
       return `Invalid input for ${tool.name}: expected a JSON object, got ${describeValue(call.input)}.`;
     }
-    call.input = structuredClone(call.input);
+    call.input = cloneInput(call.input);
     const ok = v(call.input);
     call[TRACE].push({ stage: "validate", plugin: "toolhost", ms: performance.now() - t0, outcome: ok ? "ok" : "invalid" });
     if (ok) return undefined;
@@ -453,6 +454,33 @@ function failClosed(e: unknown, stage: string): Decision {
 export function denialText(tool: string, d: Decision): string {
   const where = [d.rule && `rule ${d.rule}`, d.plugin && `plugin ${d.plugin}`, d.file].filter(Boolean).join(", ");
   return `Permission to use ${tool} was denied: ${d.reason}${where ? ` (${where})` : ""}.`;
+}
+
+// Hot path helpers (bench/mcp.ts measures the pipeline's per-call cost).
+/** A hook with no taps does nothing: skip the call and its promise (tapable's isUsed() counts interceptors). */
+function tapped(hook: object): boolean {
+  return ((hook as { taps?: unknown[] }).taps?.length ?? 0) > 0;
+}
+const ID_PREFIX = randomUUID().replace(/-/g, "").slice(0, 12);
+let idCounter = 0;
+/** Unique per process and call, 24 characters after `toolu_` like before, without a UUID per call. */
+function newToolUseId(): string {
+  return `toolu_${ID_PREFIX}${(++idCounter).toString(36).padStart(12, "0")}`;
+}
+
+/** Deep copy of JSON-like input (what models and MCP clients send); anything else goes to structuredClone. */
+function cloneInput<T>(v: T): T {
+  if (v === null || typeof v !== "object") return v;
+  if (Array.isArray(v)) return v.map(cloneInput) as T;
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return structuredClone(v);
+  const out: Record<string, unknown> = {};
+  for (const k in v) {
+    const x = cloneInput((v as Record<string, unknown>)[k]);
+    if (k === "__proto__") Object.defineProperty(out, k, { value: x, enumerable: true, writable: true, configurable: true });
+    else out[k] = x;
+  }
+  return out as T;
 }
 
 function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {

@@ -297,7 +297,8 @@ export class McpConnection {
 
   async callTool(tool: string, args: unknown, signal: AbortSignal): Promise<ToolResult> {
     const s = this.spec;
-    const client = await this.connectedClient(signal);
+    // Hot path: no extra await when connected.
+    const client = this.client && this.status === "connected" ? this.client : await this.connectedClient(signal);
     if (!client) {
       return err(`MCP server "${s.label}" is not connected (${this.status}${this.error ? `: ${this.error}` : ""}); ${tool} was not called.`);
     }

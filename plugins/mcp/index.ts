@@ -90,7 +90,9 @@ export class McpManager {
           c.gaveUpWaiting = true;
           collector.problem({ ...where, severity: "warning", message: `MCP server "${s.label}" did not finish starting within ${s.startupTimeoutMs} ms (startupTimeout / MCP_TIMEOUT); still waiting — its tools are added when it is ready` });
         } else {
-          collector.problem({ ...where, severity: "error", message: `MCP server "${s.label}" failed: ${c.error ?? c.status}` });
+          // A server that cannot start or connect is a run-time status, not a configuration error (config
+          // errors — missing command, wrong types — are errors): `toolhost check` still passes offline.
+          collector.problem({ ...where, severity: "warning", message: `MCP server "${s.label}" failed: ${c.error ?? c.status}` });
         }
       }),
     );

@@ -1,6 +1,15 @@
+import path from "node:path";
 import type { Command } from "../context.ts";
 import { UsageError } from "../args.ts";
 import { errorMessage } from "../../errors.ts";
+import { PACKAGE_ROOT, type Host } from "../../host.ts";
+
+/** The part of plugins/mcp/serve.ts this command uses (imported by path so core's types never pull in plugins). */
+interface ServeModule {
+  McpServeHub: new (host: Host, opts: { log: (line: string) => void }) => object;
+  serveStdio(hub: object): Promise<void>;
+  serveHttp(hub: object, port: number): Promise<{ close(): Promise<void> }>;
+}
 
 /**
  * `toolhost serve [--http PORT] [--no-watch]`: the model-visible pool as an MCP server (plugins/mcp/serve.ts).
@@ -21,7 +30,8 @@ export const serve: Command = {
       // stdout carries JSON-RPC: anything a plugin prints with console.log must not corrupt it.
       for (const k of ["log", "info", "debug", "warn"] as const) console[k] = (...a: unknown[]) => console.error(...a);
     }
-    const { McpServeHub, serveStdio, serveHttp } = await import("../../../plugins/mcp/serve.ts");
+    const modPath = path.join(PACKAGE_ROOT, "plugins", "mcp", "serve.ts");
+    const { McpServeHub, serveStdio, serveHttp } = (await import(modPath)) as ServeModule;
     const host = await ctx.host({ watch: f["no-watch"] !== true });
     const hub = new McpServeHub(host, { log });
     let stopping = false;
