@@ -48,7 +48,7 @@ async function connectSpawned(dir: string, opts: { elicit?: "allow" | "decline" 
       return opts.elicit === "allow" ? { action: "accept", content: { decision: "allow" } } : { action: "decline" };
     });
   }
-  const transport = new StdioClientTransport({ command: NODE, args: [TOOLHOST_BIN, "serve", "--cwd", dir, "--no-watch"], stderr: "pipe" });
+  const transport = new StdioClientTransport({ command: NODE, args: [TOOLHOST_BIN, "serve", "--cwd", dir, "--no-watch"], env: { ...process.env } as Record<string, string>, stderr: "pipe" });
   let stderr = "";
   transport.stderr?.on("data", (c: Buffer) => (stderr += c.toString()));
   await client.connect(transport);
