@@ -208,6 +208,15 @@ describe("MCP Inspector CLI", () => {
     expect(out.content[0].text).toMatch(/denied/);
   });
 
+  it.skipIf(!HAS_TOOLSEARCH)("ToolSearch finds a deferred tool; a fresh session must search before calling it", () => {
+    // The Inspector CLI runs one request per process, i.e. one session each: the load does not carry over.
+    const found = inspect("--method", "tools/call", "--tool-name", "ToolSearch", "--tool-arg", "query=select:mcp__memory__read_graph");
+    expect(JSON.stringify(found.content)).toContain("mcp__memory__read_graph");
+    const out = inspect("--method", "tools/call", "--tool-name", "mcp__memory__read_graph");
+    expect(out.isError).toBe(true);
+    expect(out.content[0].text).toMatch(/deferred.*ToolSearch/s);
+  });
+
   it.skipIf(!HAS_PERMISSIONS)("a call denied by config permissions.deny", () => {
     const out = inspect("--method", "tools/call", "--tool-name", "mcp__quirky__slow", "--tool-arg", "ms=1");
     expect(out.isError).toBe(true);
