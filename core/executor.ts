@@ -56,6 +56,10 @@ export interface CallState extends Traced {
   readonly notes: string[];
   /** Free-form per-call data for plugins (e.g. the command-hooks plugin's parsed outputs). */
   readonly data: Map<string, unknown>;
+  /** Epoch ms when the call entered the pipeline (transcripts, metrics). */
+  readonly startedAt: number;
+  /** Output budget for this call in characters (ExecuteOptions.maxOutputChars), for the shaping plugin. */
+  readonly maxOutputChars?: number;
 }
 
 export type HookDecision = "allow" | "deny" | "ask" | "defer";
@@ -104,6 +108,8 @@ export interface ExecuteOptions {
   /** Call a deferred tool by exact name without a prior ToolSearch (a person naming it, e.g. the CLI). */
   autoLoadDeferred?: boolean;
   timeoutMs?: number;
+  /** Output budget for this call in characters (overrides per-tool and config budgets). */
+  maxOutputChars?: number;
   onProgress?: (message: string, fraction?: number) => void;
 }
 
@@ -168,6 +174,8 @@ export class Executor {
       host: this.host,
       notes: [],
       data: new Map(),
+      startedAt: Date.now(),
+      maxOutputChars: opts.maxOutputChars,
     };
     try {
       const outcome = await this.run(call, opts, ac);
@@ -363,6 +371,7 @@ export class Executor {
                 sessionId: call.sessionId,
                 toolUseId: call.toolUseId,
                 state: call.session.stateFor(tool.name),
+                sessionState: call.session.shared,
                 progress: (m, f) => {
                   hooks.progress.call(call, m, f);
                   opts.onProgress?.(m, f);

@@ -181,6 +181,9 @@ export interface PermissionRuleUpdate {
   behavior: "allow" | "deny" | "ask";
   rule: string;
   destination: "session" | "localSettings" | "projectSettings";
+  /** The call that was approved ("allow always"), so the rule can be narrowed to it (e.g. one Bash command). */
+  tool?: string;
+  input?: unknown;
 }
 
 function hostHookDefs(sink: ProblemSink) {

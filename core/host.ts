@@ -397,8 +397,8 @@ export class Host {
     return this.rebuild(`plugin added: ${typeof p === "string" ? p : p.name}`);
   }
 
-  private allowAlways(tool: Tool, _input: unknown): void {
-    const taken = this.hooks.addPermissionRule.call({ behavior: "allow", rule: tool.name, destination: "session" });
+  private allowAlways(tool: Tool, input: unknown): void {
+    const taken = this.hooks.addPermissionRule.call({ behavior: "allow", rule: tool.name, destination: "session", tool: tool.name, input });
     if (!taken) this.log.warn(`"allow always" for ${tool.name}: no plugin stores permission rules`);
   }
 

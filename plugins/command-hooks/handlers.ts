@@ -1,0 +1,141 @@
+/**
+ * Turning every loaded plugin's `components.hooks` into a flat, ordered list of command handlers
+ * per event, compiled once per Build: matchers become predicates, identical handlers from settings
+ * sources collapse into one, and each handler keeps its provenance (plugin, file, JSON path).
+ */
+import type { LoadedPlugin, ProblemReport } from "../../core/index.ts";
+
+export interface Handler {
+  event: string;
+  /** Declaration index across all sources (composition order). */
+  index: number;
+  plugin: string;
+  pluginKind: LoadedPlugin["kind"];
+  file: string;
+  /** JSON path of the handler, e.g. "/hooks/PreToolUse/0/hooks/1". */
+  jsonPath: string;
+  matcher?: string;
+  matches: (toolName: string) => boolean;
+  if?: string;
+  rulesRoot: string;
+  command: string;
+  args?: string[];
+  /** Seconds. */
+  timeout: number;
+  onFailure: "continue" | "block";
+  /** Variables exported to the process (CLAUDE_PROJECT_DIR, CLAUDE_PLUGIN_ROOT …). */
+  env: Record<string, string>;
+  statusMessage?: string;
+  /** Other declarations this one stands for (identical settings handlers run once). */
+  duplicates: string[];
+}
+
+/** Events whose matcher filters on the tool name and where `if` rules apply. */
+export const TOOL_EVENTS = new Set(["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"]);
+/** Events this plugin runs. Others are accepted by the loader and ignored here. */
+export const SUPPORTED_EVENTS = ["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"] as const;
+export const DEFAULT_TIMEOUT_S = 600;
+
+const SETTINGS_ORDER: Record<string, number> = { config: 0, "settings:project": 1, "settings:local": 2 };
+
+/**
+ * Source order = composition order: toolhost config, .claude/settings.json, .claude/settings.local.json,
+ * then plugins in load order (manifest `order`, then id). Within a source: file order, event groups,
+ * handlers, as written.
+ */
+export function orderSources(plugins: readonly LoadedPlugin[]): LoadedPlugin[] {
+  const settings = plugins.filter((p) => p.id in SETTINGS_ORDER).sort((a, b) => SETTINGS_ORDER[a.id]! - SETTINGS_ORDER[b.id]!);
+  const rest = plugins.filter((p) => !(p.id in SETTINGS_ORDER));
+  return [...settings, ...rest];
+}
+
+/** Legacy tool names Claude Code still accepts in matchers (SDK LEGACY_TOOL_NAME_ALIASES). */
+const LEGACY_ALIASES: Record<string, string> = { Task: "Agent", KillShell: "TaskStop", KillBash: "TaskStop", ListMcpResources: "ListMcpResourcesTool", ReadMcpResource: "ReadMcpResourceTool" };
+
+/** Claude Code matcher semantics (formats §3.3). */
+export function compileMatcher(matcher: string | undefined): { test: (name: string) => boolean; error?: string } {
+  if (matcher === undefined || matcher === "" || matcher === "*") return { test: () => true };
+  if (/^[A-Za-z0-9_ ,|-]+$/.test(matcher)) {
+    const names = new Set(matcher.split(/[|,]/).map((s) => s.trim()).filter(Boolean));
+    for (const n of [...names]) if (LEGACY_ALIASES[n]) names.add(LEGACY_ALIASES[n]!);
+    return { test: (n) => names.has(n) };
+  }
+  try {
+    const re = new RegExp(matcher);
+    return { test: (n) => re.test(n) };
+  } catch (e) {
+    return { test: () => false, error: `matcher "${matcher}" is not a valid regular expression: ${(e as Error).message}` };
+  }
+}
+
+export function collectHandlers(plugins: readonly LoadedPlugin[], problems: ProblemReport[]): Map<string, Handler[]> {
+  const out = new Map<string, Handler[]>();
+  const seen = new Map<string, Handler>();
+  let index = 0;
+  for (const lp of orderSources(plugins)) {
+    for (const comp of lp.components.hooks) {
+      for (const [event, groups] of Object.entries(comp.value)) {
+        if (!(SUPPORTED_EVENTS as readonly string[]).includes(event)) continue;
+        (groups as Array<{ matcher?: string; hooks?: unknown[] }>).forEach((group, gi) => {
+          const base = `${comp.jsonPath === "/" ? "" : comp.jsonPath}/${event}/${gi}`;
+          const m = compileMatcher(group.matcher);
+          if (m.error) problems.push({ plugin: lp.id, file: comp.file, path: `${base}/matcher`, message: `${m.error}; this group never fires`, severity: "warning" });
+          (group.hooks ?? []).forEach((raw, hi) => {
+            const h = raw as Record<string, unknown>;
+            const jsonPath = `${base}/hooks/${hi}`;
+            if (h.type !== "command") {
+              problems.push({ plugin: lp.id, file: comp.file, path: `${jsonPath}/type`, message: `hook type "${String(h.type)}" is not supported by toolhost (only "command"); this handler is ignored`, severity: "warning" });
+              return;
+            }
+            if (typeof h.command !== "string" || !h.command) {
+              problems.push({ plugin: lp.id, file: comp.file, path: `${jsonPath}/command`, message: `command hook needs a non-empty "command"`, severity: "error" });
+              return;
+            }
+            if (h.async === true) {
+              problems.push({ plugin: lp.id, file: comp.file, path: `${jsonPath}/async`, message: `async hooks are not supported yet; this handler runs synchronously`, severity: "warning" });
+            }
+            const handler: Handler = {
+              event,
+              index: index++,
+              plugin: lp.id,
+              pluginKind: lp.kind,
+              file: comp.file,
+              jsonPath,
+              matcher: group.matcher,
+              matches: m.test,
+              if: typeof h.if === "string" && h.if ? h.if : undefined,
+              rulesRoot: lp.rulesRoot,
+              command: h.command,
+              args: Array.isArray(h.args) ? h.args.map(String) : undefined,
+              timeout: typeof h.timeout === "number" && h.timeout > 0 ? h.timeout : DEFAULT_TIMEOUT_S,
+              onFailure: h.onFailure === "block" ? "block" : "continue",
+              env: lp.env,
+              statusMessage: typeof h.statusMessage === "string" ? h.statusMessage : undefined,
+              duplicates: [],
+            };
+            // Identical handlers from settings files run once; a plugin's copy stays separate (formats §3.1).
+            if (lp.kind === "settings" || lp.kind === "config") {
+              const key = JSON.stringify([event, handler.command, handler.args ?? null, handler.matcher ?? "", handler.if ?? ""]);
+              const first = seen.get(key);
+              if (first) {
+                first.duplicates.push(`${lp.id} ${comp.file}${jsonPath}`);
+                return;
+              }
+              seen.set(key, handler);
+            }
+            let list = out.get(event);
+            if (!list) out.set(event, (list = []));
+            list.push(handler);
+          });
+        });
+      }
+    }
+  }
+  return out;
+}
+
+/** A short label for traces and messages. */
+export function label(h: Handler): string {
+  const cmd = h.args ? [h.command, ...h.args].join(" ") : h.command;
+  return cmd.length > 80 ? cmd.slice(0, 77) + "…" : cmd;
+}

@@ -1,0 +1,173 @@
+/**
+ * Claude Code–compatible command hooks (formats §3) from every loaded source: toolhost config,
+ * .claude/settings.json, .claude/settings.local.json, plugin hooks/hooks.json and inline manifest
+ * hooks. Events: PreToolUse, PostToolUse, PostToolUseFailure, PermissionRequest.
+ *
+ * Composition (docs/hooks.md): the matching handlers of one event run in parallel (one spawn each);
+ * their effects are applied in declaration order (sources: config, settings:project, settings:local,
+ * then plugins in load order). Decisions combine deny > defer > ask > allow (in core); rewrites
+ * compose key-wise (compose.ts); every handler leaves one trace entry.
+ */
+import path from "node:path";
+import { definePlugin, TRACE, type CallState, type PostToolUseContext, type PreToolUseContext, type AskAnswer, type BuildView } from "../../core/index.ts";
+import { collectHandlers, label, TOOL_EVENTS, type Handler } from "./handlers.ts";
+import { runHandler } from "./run.ts";
+import { composeInputs, interpret, type Effect } from "./compose.ts";
+import { matchesRule } from "./if-rule.ts";
+
+const PLUGIN_NAME = "command-hooks";
+/**
+ * Stage of the command-hooks taps on preToolUse / postToolUse / postToolUseFailure / permissionRequest.
+ * In-process handlers tapped at a lower stage run before every command hook (and their rewrite is
+ * what command hooks receive); at a higher stage, after them (they see the composed rewrite).
+ */
+export const COMMAND_HOOKS_STAGE = 0;
+
+export default definePlugin({
+  name: PLUGIN_NAME,
+  apply(ctx) {
+    ctx.hooks.build.tap(PLUGIN_NAME, (build) => {
+      const problems: Parameters<typeof collectHandlers>[1] = [];
+      const byEvent = collectHandlers(build.plugins, problems);
+      if (problems.length) build.hooks.collect.tap(PLUGIN_NAME, (collector) => problems.forEach((p) => collector.problem(p)));
+      const host = build.host;
+      const details = new WeakMap<Effect, Record<string, unknown>>();
+
+      const pre = byEvent.get("PreToolUse");
+      if (pre?.length) {
+        build.hooks.preToolUse.tapPromise({ name: PLUGIN_NAME, stage: COMMAND_HOOKS_STAGE }, async (p: PreToolUseContext) => {
+          const effects = await fire(build, "PreToolUse", pre, p.call, { tool_input: p.input, tool_use_id: p.call.toolUseId });
+          if (!effects.length) return;
+          for (const e of effects) {
+            if (e.decision) p.decide(e.decision, e.reason ?? "", source(e.handler));
+            if (e.additionalContext) p.addContext(e.additionalContext, source(e.handler));
+            if (e.substitute && e.decision !== "deny") p.substitute(e.substitute, source(e.handler));
+          }
+          const comp = composeInputs(p.input, effects);
+          for (const [e, keys] of comp.changes) detailOf(p.call, e).changed = keys;
+          for (const c of comp.conflicts) {
+            p.call[TRACE].push({
+              stage: "hook.PreToolUse.conflict",
+              plugin: c.later.plugin,
+              ms: 0,
+              outcome: "later-wins",
+              detail: { key: c.key, earlier: `${c.earlier.plugin} ${c.earlier.file}${c.earlier.jsonPath}`, later: `${c.later.plugin} ${c.later.file}${c.later.jsonPath}` },
+            });
+          }
+          if (comp.changed) p.updateInput(comp.input, `${PLUGIN_NAME}: ${[...new Set([...comp.setBy.values()].map((h) => h.plugin))].join(", ")}`);
+        });
+      }
+
+      for (const event of ["PostToolUse", "PostToolUseFailure"] as const) {
+        const list = byEvent.get(event);
+        if (!list?.length) continue;
+        build.hooks[event === "PostToolUse" ? "postToolUse" : "postToolUseFailure"].tapPromise({ name: PLUGIN_NAME, stage: COMMAND_HOOKS_STAGE }, async (post: PostToolUseContext) => {
+          const extra: Record<string, unknown> = { tool_input: post.call.input, tool_use_id: post.call.toolUseId };
+          if (event === "PostToolUse") extra.tool_response = post.result.meta?.tool_response ?? post.result.structuredContent ?? post.result.content;
+          else {
+            extra.error = post.error ?? "";
+            extra.is_interrupt = post.call.signal.aborted;
+          }
+          const effects = await fire(build, event, list, post.call, extra);
+          for (const e of effects) {
+            if (e.feedback) post.block(e.feedback, source(e.handler));
+            if (e.additionalContext) post.addContext(e.additionalContext, source(e.handler));
+          }
+          // Output replacements: the last declaration wins (each is traced).
+          const outs = effects.filter((e) => e.updatedOutput);
+          if (outs.length) post.updateOutput(outs[outs.length - 1]!.updatedOutput!, source(outs[outs.length - 1]!.handler));
+        });
+      }
+
+      const perm = byEvent.get("PermissionRequest");
+      if (perm?.length) {
+        build.hooks.permissionRequest.tapPromise({ name: PLUGIN_NAME, stage: COMMAND_HOOKS_STAGE }, async (call: CallState): Promise<AskAnswer | undefined> => {
+          const effects = await fire(build, "PermissionRequest", perm, call, { tool_input: call.input });
+          const deny = effects.find((e) => e.decision === "deny");
+          if (deny) return { behavior: "deny", message: deny.reason ?? `denied by PermissionRequest hook ${label(deny.handler)} (${deny.handler.plugin})` };
+          const allows = effects.filter((e) => e.decision === "allow");
+          if (!allows.length) return undefined;
+          const comp = composeInputs(call.input, allows);
+          return comp.changed ? { behavior: "allow", updatedInput: comp.input } : { behavior: "allow" };
+        });
+      }
+
+      /** Run every matching handler of `event` in parallel; return effects in declaration order. */
+      async function fire(b: BuildView, event: string, list: Handler[], call: CallState, extra: Record<string, unknown>): Promise<Effect[]> {
+        const toolName = call.tool?.name ?? call.requestedName;
+        const matching = list.filter((h) => h.matches(toolName) && ifMatches(h, toolName, call));
+        if (!matching.length) return [];
+        const payload: Record<string, unknown> = {
+          session_id: call.sessionId,
+          transcript_path: typeof host.config.transcript === "string" ? path.resolve(host.cwd, host.config.transcript) : "",
+          cwd: call.cwd,
+          permission_mode: call.mode,
+          hook_event_name: event,
+          tool_name: toolName,
+          ...extra,
+        };
+        if (call.tool?.origin === "mcp" && call.tool.server) payload.mcp_server = { name: call.tool.server, source: call.tool.plugin };
+        const stdin = JSON.stringify(payload);
+        const runs = await Promise.all(matching.map((h) => runHandler(h, stdin, { cwd: b.cwd, projectDir: host.cwd, signal: call.signal })));
+        const effects = matching.map((h, i) => interpret(event, h, runs[i]!));
+        for (const e of effects) traceEffect(call, event, e);
+        return effects;
+      }
+
+      function ifMatches(h: Handler, toolName: string, call: CallState): boolean {
+        if (!h.if) return true;
+        if (!TOOL_EVENTS.has(h.event)) return false;
+        try {
+          return matchesRule(h.if, { toolName, input: call.input }, { cwd: call.cwd, rulesRoot: h.rulesRoot });
+        } catch {
+          return true; // an `if` that cannot be evaluated fails open: the hook runs (formats §3.3)
+        }
+      }
+
+      function traceEffect(call: CallState, event: string, e: Effect): void {
+        const h = e.handler;
+        const r = e.run;
+        const outcome = r.status === "aborted" ? "aborted" : e.decision ?? (e.feedback ? "block" : e.failure ? (r.status === "ok" ? "bad-output" : r.status) : e.updatedOutput ? "output-updated" : "ok");
+        const detail: Record<string, unknown> = {
+          file: h.file,
+          jsonPath: h.jsonPath,
+          command: label(h),
+          exitCode: r.exitCode,
+          status: r.status,
+        };
+        if (e.reason) detail.reason = e.reason;
+        if (e.failure) detail.error = e.failure;
+        if (e.warnings.length) detail.warnings = e.warnings;
+        if (e.systemMessage) detail.systemMessage = e.systemMessage;
+        if (e.stop) detail.stop = e.stop;
+        if (e.substitute) detail.substitute = true;
+        if (h.duplicates.length) detail.dedupedFrom = h.duplicates;
+        if (r.stderr.trim()) detail.stderr = r.stderr.trim().slice(0, 500);
+        call[TRACE].push({ stage: `hook.${event}`, plugin: h.plugin, ms: r.ms, outcome, detail });
+        details.set(e, detail);
+        const where = `${h.plugin} ${h.file}${h.jsonPath}`;
+        if (r.status === "missing") {
+          // A missing script silently disables a gate in Claude Code; here it is loud.
+          const msg = `[toolhost warning] ${event} hook "${label(h)}" (${where}) could not run: ${e.failure}. It did NOT check this call.`;
+          call.notes.push(msg);
+          host.log.warn(msg);
+        } else if (e.failure) host.log.warn(`${event} hook "${label(h)}" (${where}): ${e.failure}${h.onFailure === "block" ? " (onFailure: block)" : " (non-blocking)"}`);
+        for (const w of e.warnings) {
+          const msg = `[toolhost warning] ${event} hook "${label(h)}" (${where}): ${w}`;
+          call.notes.push(msg);
+          host.log.warn(msg);
+        }
+        if (e.systemMessage) host.log.warn(`${event} hook "${label(h)}": ${e.systemMessage}`);
+        if (e.stop) call.data.set("toolhost.stop", { reason: e.stop, hook: where });
+      }
+
+      function detailOf(_call: CallState, e: Effect): Record<string, unknown> {
+        return details.get(e) ?? {};
+      }
+    });
+  },
+});
+
+function source(h: Handler): string {
+  return `${h.plugin}: ${label(h)}`;
+}

@@ -1,0 +1,156 @@
+/**
+ * Running one command hook: JSON on stdin, exit code + stdout + stderr back, with Claude Code's
+ * exit-code table (formats §3.6) applied. Shell form runs `sh -c <command>`; exec form (`args`)
+ * spawns the program directly. Each hook runs in its own process group (detached, no TTY) so a
+ * timeout or an abort kills the whole tree.
+ */
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import type { Handler } from "./handlers.ts";
+
+export type RunStatus = "ok" | "block" | "error" | "timeout" | "missing" | "spawn-error" | "aborted";
+
+export interface RunResult {
+  status: RunStatus;
+  exitCode: number | null;
+  signal?: string | null;
+  stdout: string;
+  stderr: string;
+  /** Parsed stdout JSON when stdout starts with `{` and parses to an object. */
+  json?: Record<string, unknown>;
+  /** Stdout started with `{` but did not parse. */
+  badJson?: string;
+  ms: number;
+  /** Human-readable description of a failure. */
+  message?: string;
+}
+
+const MAX_OUTPUT = 1 << 20;
+
+let baseEnv: Record<string, string> | undefined;
+/** The host's environment minus OTEL_* (formats §3.4), computed once. */
+function inheritedEnv(): Record<string, string> {
+  if (!baseEnv) {
+    baseEnv = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("OTEL_")) baseEnv[k] = v;
+  }
+  return baseEnv;
+}
+
+export function runHandler(h: Handler, stdin: string, opts: { cwd: string; projectDir: string; signal?: AbortSignal }): Promise<RunResult> {
+  const t0 = performance.now();
+  const env: Record<string, string> = { ...inheritedEnv(), CLAUDE_PROJECT_DIR: opts.projectDir, TOOLHOST_PROJECT_DIR: opts.projectDir, ...h.env };
+  return new Promise<RunResult>((resolve) => {
+    let stdout = "";
+    let stderr = "";
+    let settled = false;
+    let timedOut = false;
+    let aborted = false;
+    const direct = h.args ? { file: h.command, args: h.args } : directExec(h.command, opts.cwd, env.PATH);
+    const child = direct
+      ? spawn(direct.file, direct.args, { cwd: opts.cwd, env, detached: true, stdio: ["pipe", "pipe", "pipe"] })
+      : spawn("/bin/sh", ["-c", h.command], { cwd: opts.cwd, env, detached: true, stdio: ["pipe", "pipe", "pipe"] });
+    const killTree = () => {
+      try {
+        if (child.pid) process.kill(-child.pid, "SIGKILL");
+      } catch {
+        child.kill("SIGKILL");
+      }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killTree();
+    }, h.timeout * 1000);
+    const onAbort = () => {
+      aborted = true;
+      killTree();
+    };
+    opts.signal?.addEventListener("abort", onAbort, { once: true });
+    const done = (r: Omit<RunResult, "ms" | "stdout" | "stderr">) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      opts.signal?.removeEventListener("abort", onAbort);
+      resolve({ ...r, stdout, stderr, ms: performance.now() - t0 });
+    };
+    child.stdout!.setEncoding("utf8").on("data", (d: string) => {
+      if (stdout.length < MAX_OUTPUT) stdout += d;
+    });
+    child.stderr!.setEncoding("utf8").on("data", (d: string) => {
+      if (stderr.length < MAX_OUTPUT) stderr += d;
+    });
+    // A hook that does not read stdin closes the pipe early; that is not an error.
+    child.stdin!.on("error", () => {});
+    child.stdin!.end(stdin);
+    child.on("error", (e: NodeJS.ErrnoException) => {
+      if (e.code === "ENOENT") done({ status: "missing", exitCode: 127, message: `command not found: ${h.command}` });
+      else done({ status: "spawn-error", exitCode: null, message: `cannot start hook: ${e.message}` });
+    });
+    child.on("close", (code, signal) => {
+      if (timedOut) return done({ status: "timeout", exitCode: code, signal, message: `timed out after ${h.timeout} s (process group killed)` });
+      if (aborted) return done({ status: "aborted", exitCode: code, signal, message: "the call was aborted" });
+      if (code === null) return done({ status: "error", exitCode: null, signal, message: `killed by signal ${signal}` });
+      const parsed = parseStdout(stdout);
+      if (code === 0) return done({ status: "ok", exitCode: 0, ...parsed });
+      if (code === 2) return done({ status: "block", exitCode: 2, ...parsed });
+      // Any other code is a non-blocking error, but a valid JSON object on stdout is still honoured.
+      if (parsed.json) return done({ status: "ok", exitCode: code, ...parsed, message: `exit ${code} ignored: stdout carried a JSON object` });
+      const first = stderr.split("\n").find((l) => l.trim())?.trim() ?? "";
+      if (code === 127 || code === 126) return done({ status: "missing", exitCode: code, message: `${code === 127 ? "command not found" : "command not executable"} (exit ${code})${first ? `: ${first}` : ""}` });
+      done({ status: "error", exitCode: code, message: `failed with non-blocking status code ${code}${first ? `: ${first}` : ""}` });
+    });
+  });
+}
+
+const PLAIN_WORD = /^[A-Za-z0-9_./,:@%+-]+$/;
+/** POSIX sh builtins and keywords: a command starting with one of these must go through the shell. */
+const SH_BUILTINS = new Set(
+  "alias bg break cd command continue echo eval exec exit export false fc fg getopts hash jobs kill local printf pwd read readonly return set shift test times trap true type ulimit umask unalias unset wait if then else elif fi for while until do done case esac".split(" "),
+);
+
+/**
+ * Shell-form fast path: a command that is only plain words (no quotes, `$`, globs, redirections,
+ * `~`, `;`, `=` …) whose first word is an executable file (a path, or a name found on PATH that is
+ * not a shell builtin) starting with `#!` or ELF magic means exactly the same with or without
+ * `sh -c`, so it is exec'd directly: one process instead of two, which is most of a hook's cost.
+ * Anything else goes through `sh -c` unchanged (including missing files, so exit 127 stays exact).
+ */
+export function directExec(command: string, cwd: string, envPath = process.env.PATH ?? ""): { file: string; args: string[] } | undefined {
+  const words = command.trim().split(/[ \t]+/);
+  const first = words[0];
+  if (!first || !words.every((w) => PLAIN_WORD.test(w)) || SH_BUILTINS.has(first)) return undefined;
+  const candidates = first.includes("/") ? [path.resolve(cwd, first)] : envPath.split(":").filter(Boolean).map((d) => path.join(d, first));
+  for (const file of candidates) if (isExecutable(file)) return { file, args: words.slice(1) };
+  return undefined;
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    if (!fs.statSync(file).isFile()) return false;
+    fs.accessSync(file, fs.constants.X_OK);
+    const fd = fs.openSync(file, "r");
+    const buf = Buffer.alloc(4);
+    try {
+      fs.readSync(fd, buf, 0, 4, 0);
+    } finally {
+      fs.closeSync(fd);
+    }
+    return buf.toString("latin1", 0, 2) === "#!" || (buf[0] === 0x7f && buf.toString("latin1", 1, 4) === "ELF");
+  } catch {
+    return false;
+  }
+}
+
+/** stdout is JSON iff its first non-space character is `{` (formats §3.6). */
+export function parseStdout(stdout: string): { json?: Record<string, unknown>; badJson?: string } {
+  const t = stdout.trimStart();
+  if (!t.startsWith("{")) return {};
+  try {
+    const v = JSON.parse(t);
+    if (v && typeof v === "object" && !Array.isArray(v)) return { json: v as Record<string, unknown> };
+    return { badJson: "stdout is JSON but not an object" };
+  } catch (e) {
+    return { badJson: `stdout starts with "{" but is not valid JSON: ${(e as Error).message}` };
+  }
+}

@@ -1,0 +1,231 @@
+/**
+ * Decisions for one call, in Claude Code's order: deny → ask → allow, first match, specificity never
+ * matters; then modes, the tool's own checkPermissions, and read-only-inside-the-working-directories.
+ *
+ *   denyDecision      (build.deny)                         deny rules only
+ *   rulesDecision     (build.permission, RULES stage)      ask rules, plan, bypass, protected paths, allow rules, acceptEdits
+ *   toolDecision      (build.permission, TOOL stage)       checkPermissions, read-only defaults
+ *   fallbackDecision  (build.permission, last)             dontAsk → deny; otherwise an ask that says what was missing
+ */
+import { flag, type Decision, type Tool } from "../../core/index.ts";
+import type { Segment } from "./bash.ts";
+import { insideDirs, protectedReason, type ResolvedPath } from "./paths.ts";
+import { callFacts, ruleHit, segmentAllowedBy, suspectHit, type CallFacts } from "./match.ts";
+import { EDIT_TOOLS, READ_TOOLS } from "./rule.ts";
+import { where, type RuleEntry, type RuleSet } from "./rules.ts";
+
+export const PLUGIN_NAME = "permissions";
+
+export interface CallView {
+  toolName: string;
+  tool?: Tool;
+  input: unknown;
+  cwd: string;
+  mode: string;
+}
+
+/** Facts are computed once per call and input (a PreToolUse rewrite gets fresh facts). */
+const factsCache = new WeakMap<object, { input: unknown; facts: CallFacts }>();
+export function factsFor(call: CallView & { key?: object }): CallFacts {
+  const key = call.key;
+  const hit = key ? factsCache.get(key) : undefined;
+  if (hit && hit.input === call.input) return hit.facts;
+  const facts = callFacts(call.toolName, call.input, call.cwd);
+  if (key) factsCache.set(key, { input: call.input, facts });
+  return facts;
+}
+
+function fromRule(e: RuleEntry, behavior: Decision["behavior"], what: string | undefined, explicit = true): Decision {
+  const verb = e.behavior === "deny" ? "denies" : e.behavior === "ask" ? "asks for" : "allows";
+  return {
+    behavior,
+    reason: `${e.behavior} rule "${e.source}" ${verb} ${what ? `\`${what}\`` : "this tool"} (${where(e)})`,
+    rule: e.source,
+    plugin: e.plugin,
+    file: e.file,
+    explicit,
+  };
+}
+
+export function denyDecision(rs: RuleSet, call: CallView, f: CallFacts): Decision | undefined {
+  for (const e of rs.deny) {
+    const hit = ruleHit(e.rule, f, "deny", e.rulesRoot);
+    if (hit) return fromRule(e, "deny", hit.what);
+  }
+  return undefined;
+}
+
+function workDirs(rs: RuleSet, cwd: string): string[] {
+  return [cwd, ...rs.additionalDirectories];
+}
+
+/** Is this call read-only (for plan mode)? Bash: every segment is a recognised read-only command and nothing is written. */
+export function isReadOnlyCall(call: CallView, f: CallFacts): boolean {
+  if (f.bash) return f.bash.ok && f.bash.segments.every((s) => s.readOnly && !s.unallowable && !(f.segWrites!.get(s) ?? []).length && !s.redirectWrites.length);
+  return !!call.tool && flag(call.tool.isReadOnly, call.input as never, false);
+}
+
+/** Paths this call writes: Edit-family paths, Bash writes and redirections. */
+function writesOf(f: CallFacts): ResolvedPath[] {
+  if (EDIT_TOOLS.has(f.tool)) return f.paths ?? [];
+  if (f.bash) return f.bash.segments.flatMap((s) => f.segWrites!.get(s) ?? []);
+  return [];
+}
+
+export function rulesDecision(rs: RuleSet, call: CallView, f: CallFacts): Decision | undefined {
+  const mode = call.mode;
+  const ask = (d: Decision): Decision => (mode === "dontAsk" ? { ...d, behavior: "deny", reason: `${d.reason}; dontAsk mode denies instead of asking` } : d);
+
+  for (const e of rs.ask) {
+    const hit = ruleHit(e.rule, f, "ask", e.rulesRoot);
+    if (hit) return ask(fromRule(e, "ask", hit.what));
+  }
+  // Deny rules must see through unknown wrappers: a hit after an unknown program asks (never auto-approved).
+  if (f.bash) {
+    for (const e of [...rs.deny, ...rs.ask]) {
+      for (const s of f.bash.segments) {
+        const t = suspectHit(e.rule, s);
+        if (t) {
+          return ask({
+            behavior: "ask",
+            reason: `\`${s.text}\` may run \`${t}\` through \`${s.words[0]}\`, which ${e.behavior} rule "${e.source}" covers (${where(e)})`,
+            rule: e.source,
+            plugin: e.plugin,
+            file: e.file,
+            explicit: true,
+          });
+        }
+      }
+    }
+  }
+  if (mode === "plan" && !isReadOnlyCall(call, f)) {
+    return { behavior: "deny", reason: `plan mode runs read-only tools only; ${call.toolName} ${f.bash ? `\`${f.bash.command}\` ` : ""}is not read-only`, rule: "mode: plan", plugin: PLUGIN_NAME, explicit: true };
+  }
+  if (mode === "bypassPermissions") return { behavior: "allow", reason: "bypassPermissions mode allows every call no rule denies or asks for", rule: "mode: bypassPermissions", plugin: PLUGIN_NAME };
+
+  const prot = writesOf(f)
+    .map((p) => ({ p, why: protectedReason(p) }))
+    .find((x) => x.why);
+  if (prot) {
+    return ask({ behavior: "ask", reason: `writing ${prot.p.abs} needs approval: ${prot.why} (never auto-approved outside bypassPermissions mode)`, rule: "protected path", plugin: PLUGIN_NAME, explicit: true });
+  }
+
+  if (f.bash) {
+    const a = bashApproval(rs, f, mode, workDirs(rs, call.cwd), false);
+    if (a.ok) return { behavior: "allow", reason: a.reason, rule: a.rule?.source, plugin: a.rule?.plugin ?? PLUGIN_NAME, file: a.rule?.file };
+    return undefined;
+  }
+  for (const e of rs.allow) {
+    const hit = ruleHit(e.rule, f, "allow", e.rulesRoot);
+    if (hit) return fromRule(e, "allow", hit.what, false);
+  }
+  if (mode === "acceptEdits" && EDIT_TOOLS.has(f.tool) && f.paths?.length && f.paths.every((p) => insideDirs(p, workDirs(rs, call.cwd)))) {
+    return { behavior: "allow", reason: "acceptEdits mode allows edits inside the working directories", rule: "mode: acceptEdits", plugin: PLUGIN_NAME };
+  }
+  return undefined;
+}
+
+export function toolDecision(rs: RuleSet, call: CallView, f: CallFacts): Decision | undefined {
+  const tool = call.tool;
+  const c = tool?.checkPermissions?.(call.input as never, { cwd: call.cwd, mode: call.mode });
+  if (c && c.behavior !== "passthrough") {
+    const d: Decision = { behavior: c.behavior, reason: c.reason ?? `${call.toolName}'s own permission check says ${c.behavior}`, rule: `${call.toolName}.checkPermissions`, plugin: tool?.plugin };
+    if (d.behavior === "ask" && call.mode === "dontAsk") return { ...d, behavior: "deny", reason: `${d.reason}; dontAsk mode denies instead of asking` };
+    return d;
+  }
+  const dirs = workDirs(rs, call.cwd);
+  if (f.bash) {
+    const a = bashApproval(rs, f, call.mode, dirs, true);
+    return a.ok ? { behavior: "allow", reason: a.reason, rule: a.rule?.source ?? "read-only command", plugin: a.rule?.plugin ?? PLUGIN_NAME, file: a.rule?.file } : undefined;
+  }
+  if (tool && tool.origin !== "mcp" && flag(tool.isReadOnly, call.input as never, false)) {
+    const ps = f.paths ?? [];
+    if (ps.every((p) => insideDirs(p, dirs) || readAllowed(rs, f, p))) {
+      return { behavior: "allow", reason: ps.length ? "read-only tool inside the working directories" : "read-only tool", rule: "read-only", plugin: PLUGIN_NAME };
+    }
+  }
+  return undefined;
+}
+
+export function fallbackDecision(rs: RuleSet, call: CallView, f: CallFacts): Decision | undefined {
+  let why = "no allow rule matches and the tool is not read-only inside the working directories";
+  if (f.bash) why = bashApproval(rs, f, call.mode, workDirs(rs, call.cwd), true).reason;
+  if (call.mode === "dontAsk") return { behavior: "deny", reason: `dontAsk mode denies calls that are not pre-approved: ${why}`, rule: "mode: dontAsk", plugin: PLUGIN_NAME, explicit: true };
+  return { behavior: "ask", reason: why, plugin: PLUGIN_NAME };
+}
+
+function readAllowed(rs: RuleSet, f: CallFacts, p: ResolvedPath): boolean {
+  return rs.allow.some((e) => e.rule.kind === "path" && !e.rule.onlyTool && ruleHit(e.rule, { ...f, tool: "Read", bash: undefined, paths: [p] }, "allow", e.rulesRoot));
+}
+
+function writeAllowed(rs: RuleSet, f: CallFacts, p: ResolvedPath, mode: string, dirs: string[]): boolean {
+  if (protectedReason(p)) return false;
+  if (mode === "acceptEdits" && insideDirs(p, dirs)) return true;
+  return rs.allow.some((e) => e.rule.kind === "path" && e.rule.family === "edit" && !e.rule.onlyTool && ruleHit(e.rule, { ...f, tool: "Edit", bash: undefined, paths: [p] }, "allow", e.rulesRoot));
+}
+
+/**
+ * Allow needs every segment: each must be approved by an allow rule, or (with `readOnly`) be a
+ * recognised read-only command whose paths are inside the working directories, or (acceptEdits)
+ * a mkdir/touch/mv/cp inside them. Output redirections need an Edit allow (or acceptEdits).
+ */
+export function bashApproval(rs: RuleSet, f: CallFacts, mode: string, dirs: string[], readOnly: boolean): { ok: boolean; reason: string; rule?: RuleEntry } {
+  const b = f.bash!;
+  const whole = b.command.trim().replace(/\s+/g, " ");
+  if (!b.ok) {
+    const exact = rs.allow.find((e) => e.rule.kind === "bash" && e.rule.bash!.exact && e.rule.bash!.re.test(whole));
+    if (exact) return { ok: true, reason: `allow rule "${exact.source}" names this exact command (${where(exact)})`, rule: exact };
+    return { ok: false, reason: `${b.error ?? "the command cannot be parsed"}; a prefix rule never approves it` };
+  }
+  const outer = b.segments.filter((s) => !s.inner && (s.words.length || s.redirectWrites.length));
+  if (!outer.length) return { ok: false, reason: "empty command" };
+  const used: RuleEntry[] = [];
+  for (const s of outer) {
+    const why = segmentApproval(rs, f, s, mode, dirs, readOnly, used);
+    if (why) return { ok: false, reason: why };
+  }
+  const rule = used[0];
+  const names = [...new Set(used.map((e) => `"${e.source}"`))];
+  return { ok: true, reason: names.length ? `every part of the command is allowed (${names.join(", ")}${readOnly ? " and read-only commands" : ""})` : "every part of the command is a read-only command inside the working directories", rule };
+}
+
+function segmentApproval(rs: RuleSet, f: CallFacts, s: Segment, mode: string, dirs: string[], readOnly: boolean, used: RuleEntry[]): string | undefined {
+  const redirOk = () => {
+    if (s.redirectWrites.some((r) => r.dynamic)) return `\`${s.text}\` redirects output to a path computed at run time`;
+    const bad = (f.segRedirects!.get(s) ?? []).find((p) => !writeAllowed(rs, f, p, mode, dirs));
+    return bad ? `\`${s.text}\` writes ${bad.abs}, which no Edit allow rule covers` : undefined;
+  };
+  if (!s.words.length) return redirOk();
+  const rule = rs.allow.find((e) => e.rule.kind === "bash" && segmentAllowedBy(e.rule, s)) ?? rs.allow.find((e) => e.rule.kind === "tool" && (e.rule.tool === "Bash" || e.rule.tool === f.tool));
+  if (rule) {
+    used.push(rule);
+    return redirOk();
+  }
+  if (s.unallowable) return `\`${s.text}\` needs approval: ${s.unallowable}`;
+  const hasDynamic = [...s.reads, ...s.writes].some((r) => r.dynamic);
+  const inside = (p: ResolvedPath) => insideDirs(p, dirs);
+  if (readOnly && s.readOnly && !hasDynamic) {
+    const dirOk = insideDirs({ abs: s.dir, real: s.dir }, dirs);
+    const outside = (f.segReads!.get(s) ?? []).find((p) => !inside(p) && !readAllowed(rs, f, p));
+    if (dirOk && !outside) return redirOk();
+    if (outside) return `\`${s.text}\` reads ${outside.abs}, outside the working directories`;
+    return `\`${s.text}\` runs in ${s.dir}, outside the working directories`;
+  }
+  if (mode === "acceptEdits" && s.editOp && !hasDynamic) {
+    const bad = [...(f.segReads!.get(s) ?? []), ...(f.segWrites!.get(s) ?? [])].find((p) => !inside(p) || protectedReason(p));
+    if (!bad) return redirOk();
+    return `\`${s.text}\` touches ${bad.abs}, outside the working directories or protected`;
+  }
+  return `\`${s.text}\` is not allowed by any rule`;
+}
+
+
+
+/**
+ * The whole permission answer for one call, outside a host (tests, tooling): deny, then the
+ * permission stages in order. Mirrors what the executor sees from this plugin's taps.
+ */
+export function evaluate(rs: RuleSet, call: CallView): Decision {
+  const f = callFacts(call.toolName, call.input, call.cwd);
+  return denyDecision(rs, call, f) ?? rulesDecision(rs, call, f) ?? toolDecision(rs, call, f) ?? fallbackDecision(rs, call, f)!;
+}

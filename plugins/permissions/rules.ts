@@ -1,0 +1,104 @@
+/**
+ * Collecting rules with provenance: every loaded plugin's `components.permissions` (config,
+ * settings:project, settings:local, plugin manifests) plus session rules ("allow always").
+ * Each rule is parsed once per build; problems name the plugin, the file and the JSON path.
+ */
+import os from "node:os";
+import path from "node:path";
+import type { LoadedPlugin, ProblemReport } from "../../core/index.ts";
+import { KNOWN_TOOLS, lintRule, parseRule, type Behavior, type ParsedRule } from "./match.ts";
+
+export interface RuleEntry {
+  rule: ParsedRule;
+  /** The rule as written. */
+  source: string;
+  behavior: Behavior;
+  /** Plugin id that owns the rule ("config", "settings:project", a plugin, "session"). */
+  plugin: string;
+  file?: string;
+  /** JSON path inside `file` ("/permissions/deny/2"). */
+  jsonPath: string;
+  /** Anchor of `/path` patterns. */
+  rulesRoot: string;
+}
+
+export interface RuleSet {
+  deny: RuleEntry[];
+  ask: RuleEntry[];
+  allow: RuleEntry[];
+  /** Working directories beyond cwd (permissions.additionalDirectories, resolved). */
+  additionalDirectories: string[];
+  problems: ProblemReport[];
+}
+
+const BEHAVIORS: Behavior[] = ["deny", "ask", "allow"];
+
+export function collectRules(plugins: readonly LoadedPlugin[], session: readonly RuleEntry[]): RuleSet {
+  const rs: RuleSet = { deny: [], ask: [], allow: [], additionalDirectories: [], problems: [] };
+  for (const lp of plugins) {
+    const comp = lp.components.permissions;
+    if (!comp) continue;
+    const v = comp.value;
+    for (const behavior of BEHAVIORS) {
+      const list = v[behavior];
+      if (list === undefined) continue;
+      if (!Array.isArray(list)) {
+        rs.problems.push({ plugin: lp.id, file: comp.file, path: `${comp.jsonPath}/${behavior}`, message: `permissions.${behavior} must be an array of rule strings`, severity: "error" });
+        continue;
+      }
+      list.forEach((text, i) => {
+        const jsonPath = `${comp.jsonPath}/${behavior}/${i}`;
+        const e = makeEntry(text, behavior, { plugin: lp.id, file: comp.file, jsonPath, rulesRoot: lp.rulesRoot }, rs.problems);
+        if (e) rs[behavior].push(e);
+      });
+    }
+    for (const d of v.additionalDirectories ?? []) {
+      if (typeof d !== "string" || !d) continue;
+      const abs = d === "~" || d.startsWith("~/") ? path.join(os.homedir(), d.slice(1)) : path.resolve(lp.rulesRoot, d);
+      if (!rs.additionalDirectories.includes(abs)) rs.additionalDirectories.push(abs);
+    }
+  }
+  for (const e of session) rs[e.behavior].push(e);
+  return rs;
+}
+
+export function makeEntry(
+  text: unknown,
+  behavior: Behavior,
+  where: { plugin: string; file?: string; jsonPath: string; rulesRoot: string },
+  problems: ProblemReport[],
+): RuleEntry | undefined {
+  let rule: ParsedRule;
+  try {
+    rule = parseRule(text as string);
+  } catch (e) {
+    problems.push({ plugin: where.plugin, file: where.file, path: where.jsonPath, message: `invalid ${behavior} rule ${JSON.stringify(text)}: ${(e as Error).message}`, severity: "error" });
+    return undefined;
+  }
+  const lint = lintRule(rule, behavior);
+  if (lint.message) problems.push({ plugin: where.plugin, file: where.file, path: where.jsonPath, message: lint.message, severity: lint.severity ?? "warning" });
+  if (lint.skip) return undefined;
+  return { rule, source: String(text).trim(), behavior, ...where };
+}
+
+/** Warnings for deny/ask rules naming tools that neither Claude Code nor this pool knows (names with `_` or `*` exempt). */
+export function unknownToolWarnings(rs: RuleSet, poolNames: ReadonlySet<string>): ProblemReport[] {
+  const out: ProblemReport[] = [];
+  for (const e of [...rs.deny, ...rs.ask]) {
+    const t = e.rule.tool;
+    if (t.includes("_") || t.includes("*") || KNOWN_TOOLS.has(t) || poolNames.has(t)) continue;
+    out.push({
+      plugin: e.plugin,
+      file: e.file,
+      path: e.jsonPath,
+      message: `${e.behavior} rule "${e.source}" names an unknown tool "${t}" (not a Claude Code tool and not in the pool); check the spelling — tool names are case-sensitive`,
+      severity: "warning",
+    });
+  }
+  return out;
+}
+
+/** "settings:project .claude/settings.json /permissions/deny/0" — for reasons and explanations. */
+export function where(e: RuleEntry): string {
+  return [e.plugin, e.file && `${e.file}`, e.jsonPath].filter(Boolean).join(" ");
+}

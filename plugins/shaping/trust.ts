@@ -1,0 +1,66 @@
+/**
+ * Whether file content is trusted: a file is **trusted** when its real path (symlinks resolved) is
+ * inside the project directory, is not inside `node_modules/` or `.git/`, and is not ignored by the
+ * project's root `.gitignore` / `.git/info/exclude` (ignored files are typically dependencies, build
+ * output, downloads and caches: content nobody on the team wrote). Files in toolhost's own output
+ * directory (spilled tool output) are trusted too. Everything else is **untrusted**.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import ignore, { type Ignore } from "ignore";
+
+export interface TrustVerdict {
+  path: string;
+  trusted: boolean;
+  why: string;
+}
+
+export class TrustChecker {
+  private ig?: Ignore;
+  private readonly root: string;
+  private readonly extra: string[];
+  constructor(cwd: string, trustedDirs: string[] = []) {
+    this.root = real(cwd);
+    this.extra = trustedDirs.map(real);
+  }
+
+  private ignores(): Ignore {
+    if (!this.ig) {
+      this.ig = ignore();
+      for (const f of [path.join(this.root, ".gitignore"), path.join(this.root, ".git", "info", "exclude")]) {
+        try {
+          this.ig.add(fs.readFileSync(f, "utf8"));
+        } catch {}
+      }
+    }
+    return this.ig;
+  }
+
+  check(filePath: string): TrustVerdict {
+    const abs = path.resolve(this.root, filePath);
+    const r = real(abs);
+    if (this.extra.some((d) => inside(r, d))) return { path: abs, trusted: true, why: "toolhost output" };
+    if (!inside(r, this.root)) return { path: abs, trusted: false, why: r === abs ? "outside the project" : `symlink to ${r}, outside the project` };
+    const rel = path.relative(this.root, r);
+    if (!rel) return { path: abs, trusted: true, why: "project root" };
+    const parts = rel.split(path.sep);
+    if (parts.includes("node_modules")) return { path: abs, trusted: false, why: "inside node_modules" };
+    if (parts[0] === ".git") return { path: abs, trusted: false, why: "inside .git" };
+    if (this.ignores().ignores(rel.split(path.sep).join("/"))) return { path: abs, trusted: false, why: "ignored by .gitignore" };
+    return { path: abs, trusted: true, why: "inside the project" };
+  }
+}
+
+function real(p: string): string {
+  try {
+    return fs.realpathSync(p);
+  } catch {
+    // A missing file: resolve its nearest existing parent so symlinked dirs still count.
+    const parent = path.dirname(p);
+    return parent === p ? p : path.join(real(parent), path.basename(p));
+  }
+}
+
+function inside(p: string, dir: string): boolean {
+  return p === dir || p.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
+}
