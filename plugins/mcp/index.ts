@@ -153,6 +153,13 @@ export default definePlugin({
       if (registry().get(ctx.host.options) === manager) registry().delete(ctx.host.options);
       await manager.closeAll();
     });
+    // Start the servers now, while the remaining plugins activate; the first collect finds them
+    // already starting (same resolved config → same connection, nothing is started twice).
+    try {
+      manager.sync(resolveServers(ctx.host.plugins(), { cwd: ctx.host.cwd }).specs);
+    } catch (e) {
+      ctx.host.log.debug(`[mcp] early start skipped: ${String(e)}`);
+    }
     ctx.hooks.build.tap(PLUGIN_NAME, (build) => {
       build.hooks.collect.tapPromise(PLUGIN_NAME, async (collector) => {
         const { specs, problems } = resolveServers(build.plugins as LoadedPlugin[], { cwd: build.cwd });
