@@ -68,7 +68,8 @@ async function echoLatency(): Promise<void> {
   const args = process.argv.slice(2);
   const calls = Number(args[args.indexOf("--calls") + 1]) || 3000;
   const rounds = 5;
-  const dir = project({ everything: { command: NODE, args: [EVERYTHING] } }, ["mcp__everything__echo"]);
+  // alwaysLoad: the client calls echo by name, as a model would once the tool is visible (no ToolSearch round).
+  const dir = project({ everything: { command: NODE, args: [EVERYTHING], alwaysLoad: true } }, ["mcp__everything__echo"]);
   const ways: Array<{ label: string; client: Client; tool: string; ms: number[]; round: number[] }> = [
     { label: "direct", client: await connect(NODE, [EVERYTHING]), tool: "echo", ms: [], round: [] },
     { label: "thin SDK proxy", client: await connect(NODE, [PROXY, NODE, EVERYTHING]), tool: "echo", ms: [], round: [] },
