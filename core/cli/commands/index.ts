@@ -5,6 +5,7 @@ import { explain } from "./explain.ts";
 import { check } from "./check.ts";
 import { call } from "./call.ts";
 import { searchCommand } from "./search.ts";
+import { serve } from "./serve.ts";
 import { watch } from "./watch.ts";
 
-export const commands: Command[] = [tools, explain, call, check, searchCommand, watch];
+export const commands: Command[] = [tools, explain, call, check, searchCommand, serve, watch];

@@ -1,0 +1,62 @@
+import path from "node:path";
+import type { Command } from "../context.ts";
+import { UsageError } from "../args.ts";
+import { errorMessage } from "../../errors.ts";
+import { PACKAGE_ROOT, type Host } from "../../host.ts";
+
+/** The part of plugins/mcp/serve.ts this command uses (imported by path so core's types never pull in plugins). */
+interface ServeModule {
+  McpServeHub: new (host: Host, opts: { log: (line: string) => void }) => object;
+  serveStdio(hub: object): Promise<void>;
+  serveHttp(hub: object, port: number): Promise<{ close(): Promise<void> }>;
+}
+
+/**
+ * `toolhost serve [--http PORT] [--no-watch]`: the model-visible pool as an MCP server (plugins/mcp/serve.ts).
+ * stdio by default; `--http PORT` serves Streamable HTTP on 127.0.0.1 (PORT 0 picks a free port; the URL is
+ * logged on stderr). Logs go to stderr only — stdout belongs to the protocol.
+ */
+export const serve: Command = {
+  name: "serve",
+  summary: "serve the tool pool as an MCP server (stdio, or Streamable HTTP with --http PORT), rules and hooks enforced",
+  usage: "toolhost serve [--http PORT] [--no-watch]",
+  values: ["http"],
+  async run(ctx) {
+    const f = ctx.args.flags;
+    const httpPort = f.http === undefined ? undefined : Number(f.http);
+    if (httpPort !== undefined && (!Number.isInteger(httpPort) || httpPort < 0 || httpPort > 65535)) throw new UsageError(`--http needs a port number (0-65535), got ${JSON.stringify(f.http)}`);
+    const log = (line: string) => void process.stderr.write(line.endsWith("\n") ? line : line + "\n");
+    if (httpPort === undefined) {
+      // stdout carries JSON-RPC: anything a plugin prints with console.log must not corrupt it.
+      for (const k of ["log", "info", "debug", "warn"] as const) console[k] = (...a: unknown[]) => console.error(...a);
+    }
+    const modPath = path.join(PACKAGE_ROOT, "plugins", "mcp", "serve.ts");
+    const { McpServeHub, serveStdio, serveHttp } = (await import(modPath)) as ServeModule;
+    const host = await ctx.host({ watch: f["no-watch"] !== true });
+    const hub = new McpServeHub(host, { log });
+    let stopping = false;
+    const stop = async () => {
+      if (stopping) return;
+      stopping = true;
+      try {
+        await host.close();
+      } catch (e) {
+        log(`toolhost serve: shutdown: ${errorMessage(e)}`);
+      }
+    };
+    const signals = new Promise<void>((resolve) => {
+      for (const s of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(s, () => resolve());
+    });
+    if (httpPort === undefined) {
+      await Promise.race([serveStdio(hub), signals]);
+      await stop();
+      process.stdin.destroy();
+    } else {
+      const h = await serveHttp(hub, httpPort);
+      await signals;
+      await h.close();
+      await stop();
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,221 @@
+/**
+ * Server configuration: every loaded plugin's `components.mcpServers` (toolhost config, `.mcp.json`,
+ * plugin manifests / plugin `.mcp.json`) resolved into ServerSpecs with provenance (file + JSON path),
+ * `${VAR}` / `${VAR:-default}` expanded, validated, and keyed by a hash of the resolved config so an
+ * unchanged server keeps its connection across rebuilds.
+ */
+import path from "node:path";
+import { createHash } from "node:crypto";
+import type { LoadedPlugin, ProblemReport } from "../../core/index.ts";
+import { stableStringify } from "../../core/index.ts";
+import { serverSegment } from "./names.ts";
+
+export type TransportKind = "stdio" | "http" | "sse";
+
+export interface ServerSpec {
+  /** Server name as configured. */
+  name: string;
+  /** Name segment for tools (`memory`, `plugin_<plugin>_<server>`). */
+  segment: string;
+  /** Human label: `memory` or `plugin:<plugin>:<server>`. */
+  label: string;
+  plugin: string;
+  pluginKind: LoadedPlugin["kind"];
+  file: string;
+  jsonPath: string;
+  transport: TransportKind;
+  command?: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  headers: Record<string, string>;
+  /** toolhost extension: only these tools (names or `*` globs of the server's own tool names). */
+  include?: string[];
+  /** toolhost extension: drop these tools. */
+  exclude?: string[];
+  /** Per-call timeout in ms (Claude Code `timeout`; values < 1000 are ignored like Claude Code does). */
+  callTimeoutMs?: number;
+  /** toolhost extension: startup timeout in ms (default MCP_TIMEOUT or 30 s). */
+  startupTimeoutMs: number;
+  alwaysLoad: boolean;
+  /** Hash of everything that affects the connection. */
+  key: string;
+}
+
+export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
+
+/** Keys toolhost understands in a server entry; others are ignored (Claude Code fields like oauth) with no error. */
+const KNOWN_KEYS = new Set(["type", "command", "args", "env", "cwd", "url", "headers", "timeout", "alwaysLoad", "include", "exclude", "startupTimeout", "disabled", "headersHelper", "oauth"]);
+
+/** Expand `${VAR}` and `${VAR:-default}`; unset variables without a default stay literal and are reported. */
+export function expandVars(value: string, env: NodeJS.ProcessEnv, missing: Set<string>): string {
+  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (m, name: string, dflt: string | undefined) => {
+    const v = env[name];
+    if (v !== undefined && v !== "") return v;
+    if (dflt !== undefined) return dflt;
+    if (v === "") return "";
+    missing.add(name);
+    return m;
+  });
+}
+
+function escapePointer(s: string): string {
+  return s.replace(/~/g, "~0").replace(/\//g, "~1");
+}
+
+function startupDefault(env: NodeJS.ProcessEnv): number {
+  const n = Number(env.MCP_TIMEOUT);
+  return Number.isFinite(n) && n > 0 ? n : DEFAULT_STARTUP_TIMEOUT_MS;
+}
+
+/** Precedence when two settings sources define the same server name (one connection, whole entry wins). */
+const KIND_RANK: Record<string, number> = { config: 0, inline: 1, settings: 2, mcpjson: 3 };
+
+export function resolveServers(
+  plugins: readonly LoadedPlugin[],
+  opts: { cwd: string; env?: NodeJS.ProcessEnv },
+): { specs: ServerSpec[]; problems: ProblemReport[] } {
+  const env = opts.env ?? process.env;
+  const problems: ProblemReport[] = [];
+  const specs: ServerSpec[] = [];
+  const bySegment = new Map<string, ServerSpec>();
+  const ordered = [...plugins].sort((a, b) => (KIND_RANK[a.kind] ?? 9) - (KIND_RANK[b.kind] ?? 9));
+  for (const lp of ordered) {
+    for (const comp of lp.components.mcpServers) {
+      for (const [name, raw] of Object.entries(comp.value ?? {})) {
+        const jsonPath = `${comp.jsonPath === "/" ? "" : comp.jsonPath}/${escapePointer(name)}`;
+        const problem = (message: string, severity: "error" | "warning" = "error", sub = "") =>
+          problems.push({ plugin: lp.id, file: comp.file, path: jsonPath + sub, message: `MCP server "${name}": ${message}`, severity });
+        if (!raw || typeof raw !== "object" || Array.isArray(raw)) {
+          problem("server config must be an object");
+          continue;
+        }
+        const c = raw as Record<string, unknown>;
+        if (c.disabled === true) continue;
+        for (const k of Object.keys(c)) if (!KNOWN_KEYS.has(k)) problem(`unknown key "${k}" is ignored`, "warning", `/${escapePointer(k)}`);
+        const isPluginServer = lp.kind === "plugin";
+        const segment = serverSegment(name, isPluginServer ? lp.id : undefined);
+        const label = isPluginServer ? `plugin:${lp.id}:${name}` : name;
+        const missing = new Set<string>();
+        const x = (v: string) => expandVars(v, env, missing);
+        const type = typeof c.type === "string" ? c.type : c.command !== undefined ? "stdio" : c.url !== undefined ? "http" : undefined;
+        let transport: TransportKind;
+        if (type === "stdio" || type === "http" || type === "sse") transport = type;
+        else if (type === "streamable-http" || type === "streamableHttp") transport = "http";
+        else {
+          problem(type === undefined ? `needs "command" (stdio) or "url" (http/sse)` : `transport type "${type}" is not supported (use stdio, http or sse)`, "error", type === undefined ? "" : "/type");
+          continue;
+        }
+        if (transport === "stdio" && (typeof c.command !== "string" || !c.command)) {
+          problem(`"command" must be a non-empty string`, "error", "/command");
+          continue;
+        }
+        if (transport !== "stdio" && (typeof c.url !== "string" || !c.url)) {
+          problem(`"url" must be a non-empty string`, "error", "/url");
+          continue;
+        }
+        if (c.args !== undefined && (!Array.isArray(c.args) || c.args.some((a) => typeof a !== "string"))) {
+          problem(`"args" must be an array of strings`, "error", "/args");
+          continue;
+        }
+        const strMap = (key: "env" | "headers"): Record<string, string> | undefined => {
+          const v = c[key];
+          if (v === undefined) return {};
+          if (!v || typeof v !== "object" || Array.isArray(v)) {
+            problem(`"${key}" must be an object of strings`, "error", `/${key}`);
+            return undefined;
+          }
+          const out: Record<string, string> = {};
+          for (const [k, val] of Object.entries(v)) out[k] = x(String(val));
+          return out;
+        };
+        const envMap = strMap("env");
+        const headers = strMap("headers");
+        if (!envMap || !headers) continue;
+        const list = (key: "include" | "exclude"): string[] | undefined | false => {
+          const v = c[key];
+          if (v === undefined) return undefined;
+          if (!Array.isArray(v) || v.some((s) => typeof s !== "string")) {
+            problem(`"${key}" must be an array of tool names (globs with *)`, "error", `/${key}`);
+            return false;
+          }
+          return v as string[];
+        };
+        const include = list("include");
+        const exclude = list("exclude");
+        if (include === false || exclude === false) continue;
+        let callTimeoutMs: number | undefined;
+        if (c.timeout !== undefined) {
+          if (typeof c.timeout !== "number" || !(c.timeout > 0)) problem(`"timeout" must be a positive number of milliseconds`, "warning", "/timeout");
+          else if (c.timeout < 1000) problem(`"timeout" ${c.timeout} ms is below 1000 ms and is ignored (Claude Code does the same); use milliseconds`, "warning", "/timeout");
+          else callTimeoutMs = c.timeout;
+        }
+        if (callTimeoutMs === undefined) {
+          const t = Number(env.MCP_TOOL_TIMEOUT);
+          if (Number.isFinite(t) && t >= 1000) callTimeoutMs = t;
+        }
+        let startupTimeoutMs = startupDefault(env);
+        if (c.startupTimeout !== undefined) {
+          if (typeof c.startupTimeout !== "number" || !(c.startupTimeout > 0)) problem(`"startupTimeout" must be a positive number of milliseconds`, "warning", "/startupTimeout");
+          else startupTimeoutMs = c.startupTimeout;
+        }
+        const baseDir = lp.kind === "plugin" ? lp.root : opts.cwd;
+        const spec: ServerSpec = {
+          name,
+          segment,
+          label,
+          plugin: lp.id,
+          pluginKind: lp.kind,
+          file: comp.file,
+          jsonPath,
+          transport,
+          command: typeof c.command === "string" ? x(c.command) : undefined,
+          args: ((c.args as string[] | undefined) ?? []).map(x),
+          env: { ...(isPluginServer ? lp.env : {}), ...envMap },
+          cwd: typeof c.cwd === "string" ? path.resolve(baseDir, x(c.cwd)) : undefined,
+          url: typeof c.url === "string" ? x(c.url) : undefined,
+          headers,
+          include,
+          exclude,
+          callTimeoutMs,
+          startupTimeoutMs,
+          alwaysLoad: c.alwaysLoad === true,
+          key: "",
+        };
+        if (missing.size) {
+          problem(`environment variable${missing.size > 1 ? "s" : ""} ${[...missing].map((m) => "${" + m + "}").join(", ")} not set and no default given; kept literally`, "warning");
+        }
+        if (spec.url) {
+          try {
+            new URL(spec.url);
+          } catch {
+            problem(`"url" ${JSON.stringify(spec.url)} is not a valid URL`, "error", "/url");
+            continue;
+          }
+        }
+        spec.key = createHash("sha256")
+          .update(stableStringify({ s: spec.segment, t: spec.transport, c: spec.command, a: spec.args, e: spec.env, d: spec.cwd ?? opts.cwd, u: spec.url, h: spec.headers, st: spec.startupTimeoutMs }))
+          .digest("hex")
+          .slice(0, 16);
+        const dup = bySegment.get(segment);
+        if (dup) {
+          problem(`also defined in ${dup.file} (${dup.jsonPath}), which takes precedence; this entry is ignored`, "warning");
+          continue;
+        }
+        bySegment.set(segment, spec);
+        specs.push(spec);
+      }
+    }
+  }
+  return { specs, problems };
+}
+
+/** `*` glob match on a tool's own (server-side) name. */
+export function matchesAny(name: string, patterns: string[]): boolean {
+  return patterns.some((p) => {
+    if (!p.includes("*")) return p === name;
+    const re = new RegExp(`^${p.split("*").map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+    return re.test(name);
+  });
+}

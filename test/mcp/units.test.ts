@@ -1,0 +1,132 @@
+import { describe, expect, it } from "vitest";
+import fc from "fast-check";
+import { expandVars, resolveServers } from "../../plugins/mcp/config.ts";
+import { assignNames, serverSegment } from "../../plugins/mcp/names.ts";
+import { repairSchema, truncateDescription } from "../../plugins/mcp/schema.ts";
+import type { LoadedPlugin } from "../../core/index.ts";
+
+function settings(id: string, kind: LoadedPlugin["kind"], servers: Record<string, unknown>, file = `/p/${id}.json`): LoadedPlugin {
+  return {
+    id,
+    kind,
+    root: "/p",
+    source: { kind, path: file },
+    manifest: {},
+    dataDir: "/d",
+    env: { CLAUDE_PLUGIN_ROOT: "/p" },
+    rulesRoot: "/p",
+    components: { hooks: [], mcpServers: [{ file, jsonPath: "/mcpServers", value: servers }], lspServers: [], tools: [] },
+    problems: [],
+    failed: false,
+    order: 0,
+  };
+}
+
+describe("env expansion", () => {
+  it("expands ${VAR} and ${VAR:-default}; keeps unset ones literally and reports them", () => {
+    const missing = new Set<string>();
+    const env = { A: "alpha", EMPTY: "" };
+    expect(expandVars("${A}/x", env, missing)).toBe("alpha/x");
+    expect(expandVars("${B:-https://d}/mcp", env, missing)).toBe("https://d/mcp");
+    expect(expandVars("${A:-zzz}", env, missing)).toBe("alpha");
+    expect(expandVars("${EMPTY:-dflt}", env, missing)).toBe("dflt");
+    expect(expandVars("Bearer ${NOPE}", env, missing)).toBe("Bearer ${NOPE}");
+    expect([...missing]).toEqual(["NOPE"]);
+  });
+
+  it("applies to command, args, env, url and headers, with a warning naming file and path", () => {
+    const { specs, problems } = resolveServers(
+      [
+        settings("config", "config", {
+          s: { command: "${BIN:-node}", args: ["${ARG}"], env: { K: "${A}" } },
+          h: { type: "http", url: "${HOST:-http://127.0.0.1:1}/mcp", headers: { Authorization: "Bearer ${TOKEN}" } },
+        }),
+      ],
+      { cwd: "/w", env: { A: "a", ARG: "arg1" } },
+    );
+    const s = specs.find((x) => x.name === "s")!;
+    expect(s.command).toBe("node");
+    expect(s.args).toEqual(["arg1"]);
+    expect(s.env).toEqual({ K: "a" });
+    const h = specs.find((x) => x.name === "h")!;
+    expect(h.url).toBe("http://127.0.0.1:1/mcp");
+    expect(h.headers.Authorization).toBe("Bearer ${TOKEN}");
+    expect(problems).toEqual([expect.objectContaining({ severity: "warning", file: "/p/config.json", path: "/mcpServers/h", message: expect.stringContaining("${TOKEN}") })]);
+  });
+
+  it("reports bad entries with file and JSON path and keeps the good ones", () => {
+    const { specs, problems } = resolveServers(
+      [settings("mcp.json", "mcpjson", { ok: { command: "x" }, nocmd: { args: [] }, ws: { type: "ws", url: "ws://x" }, badargs: { command: "x", args: "no" } })],
+      { cwd: "/w", env: {} },
+    );
+    expect(specs.map((s) => s.name)).toEqual(["ok"]);
+    expect(problems.map((p) => p.path).sort()).toEqual(["/mcpServers/badargs/args", "/mcpServers/nocmd", "/mcpServers/ws/type"]);
+  });
+
+  it("one connection per name: toolhost config wins over .mcp.json", () => {
+    const { specs, problems } = resolveServers([settings("mcp.json", "mcpjson", { m: { command: "b" } }), settings("config", "config", { m: { command: "a" } })], { cwd: "/w", env: {} });
+    expect(specs).toHaveLength(1);
+    expect(specs[0]!.command).toBe("a");
+    expect(problems[0]!.message).toMatch(/takes precedence/);
+  });
+
+  it("keys connections by resolved config: same config, same key; any change, new key", () => {
+    const a = resolveServers([settings("config", "config", { m: { command: "a", env: { X: "${X}" } } })], { cwd: "/w", env: { X: "1" } }).specs[0]!;
+    const b = resolveServers([settings("config", "config", { m: { command: "a", env: { X: "${X}" }, include: ["x"] } })], { cwd: "/w", env: { X: "1" } }).specs[0]!;
+    const c = resolveServers([settings("config", "config", { m: { command: "a", env: { X: "${X}" } } })], { cwd: "/w", env: { X: "2" } }).specs[0]!;
+    expect(a.key).toBe(b.key); // include/exclude do not restart the server
+    expect(a.key).not.toBe(c.key);
+  });
+});
+
+describe("naming", () => {
+  it("plugin servers get the plugin prefix; everything is sanitised", () => {
+    expect(serverSegment("my.server")).toBe("my_server");
+    expect(serverSegment("db", "acme-tools")).toBe("plugin_acme-tools_db");
+    const [r] = assignNames([{ segment: "plugin_acme-tools_db", tool: "query" }]);
+    expect(r!.name).toBe("mcp__plugin_acme-tools_db__query");
+    expect(r!.notes).toEqual([]);
+  });
+
+  it("resolves collisions after sanitising deterministically, whatever the input order", () => {
+    const reqs = [
+      { segment: "s", tool: "a.b" },
+      { segment: "s", tool: "a_b" },
+      { segment: "s", tool: "a/b" },
+    ];
+    const x = assignNames(reqs).map((r) => r.name);
+    const y = assignNames([...reqs].reverse()).map((r) => r.name).reverse();
+    expect(x).toEqual(y);
+    expect(new Set(x).size).toBe(3);
+    expect(x).toContain("mcp__s__a_b");
+  });
+
+  it("property: names are unique, valid and at most 64 characters", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ segment: fc.string({ minLength: 1, maxLength: 80 }).map((s) => serverSegment(s)), tool: fc.string({ minLength: 1, maxLength: 130 }) }), { maxLength: 40 }),
+        (reqs) => {
+          const uniq = [...new Map(reqs.map((r) => [`${r.segment}\0${r.tool}`, r])).values()];
+          const names = assignNames(uniq).map((r) => r.name);
+          expect(new Set(names).size).toBe(names.length);
+          for (const n of names) expect(n).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe("schema repair", () => {
+  it("adds type object, drops non-draft-07 $schema, replaces non-object schemas", () => {
+    expect(repairSchema({ properties: {} }).schema).toEqual({ type: "object", properties: {} });
+    expect(repairSchema({ type: "object", $schema: "https://json-schema.org/draft/2020-12/schema" }).schema).toEqual({ type: "object" });
+    expect(repairSchema({ type: "string" }).schema).toEqual({ type: "object" });
+    expect(repairSchema(undefined).note).toMatch(/no inputSchema/);
+    expect(repairSchema({ type: "object" }).note).toBeUndefined();
+  });
+  it("truncates descriptions over 2 KB", () => {
+    expect(truncateDescription("x".repeat(3000)).text.length).toBeLessThan(2100);
+    expect(truncateDescription("short").note).toBeUndefined();
+  });
+});
