@@ -13,7 +13,7 @@ import { definePlugin, TRACE, type CallState, type PostToolUseContext, type PreT
 import { collectHandlers, label, TOOL_EVENTS, type Handler } from "./handlers.ts";
 import { runHandler } from "./run.ts";
 import { composeInputs, interpret, type Effect } from "./compose.ts";
-import { matchesRule } from "./if-rule.ts";
+import { matchesRule } from "../permissions/match.ts";
 
 const PLUGIN_NAME = "command-hooks";
 /**

@@ -309,6 +309,29 @@ describe("matchers, if rules, dedup", () => {
     expect([git.count(), any.count()]).toEqual([1, 2]);
   });
 
+  it("`if` uses the permission matcher: a Bash rule checks every subcommand of a compound command", async () => {
+    const dir = tmpDir();
+    const log = path.join(dir, "rm.log");
+    const guard = script(dir, "rm-guard.sh", `#!/bin/sh\ncat >/dev/null\necho x >> ${log}\necho 'no rm' >&2\nexit 2\n`);
+    // Inline stand-in for Bash that never runs anything (the built-in Bash wins the name after a merge;
+    // the commands below are harmless either way).
+    const bash = defineTool({ name: "Bash", description: "records", inputSchema: { properties: { command: { type: "string" } } }, call: (i: { command: string }) => `ran ${i.command}` });
+    const host = await start(dir, { tools: [bash], config: { hooks: hooksConfig("PreToolUse", [{ command: guard, if: "Bash(rm *)" }], "Bash") } });
+    const fired = () => (fs.existsSync(log) ? fs.readFileSync(log, "utf8").split("\n").filter(Boolean).length : 0);
+    const cases: Array<[string, boolean]> = [
+      ["echo hi", false],
+      ["echo hi && rm -f nothing.txt", true],
+      ["FOO=1 rm -f nothing.txt", true],
+      ["echo $(rm -f nothing.txt)", true],
+      ["echo rm", false],
+    ];
+    for (const [cmd, expected] of cases) {
+      const before = fired();
+      const o = await host.execute("Bash", { command: cmd }, { yes: true });
+      expect([cmd, fired() > before, o.status === "blocked"]).toEqual([cmd, expected, expected]);
+    }
+  });
+
   it("identical handlers from settings files run once; a plugin's copy stays separate", async () => {
     const dir = tmpDir();
     const c = counter(dir, "dup");
