@@ -63,6 +63,8 @@ export default definePlugin({
         if (!list?.length) continue;
         build.hooks[event === "PostToolUse" ? "postToolUse" : "postToolUseFailure"].tapPromise({ name: PLUGIN_NAME, stage: COMMAND_HOOKS_STAGE }, async (post: PostToolUseContext) => {
           const extra: Record<string, unknown> = { tool_input: post.call.input, tool_use_id: post.call.toolUseId };
+          const callEntry = post.call[TRACE].findLast((t) => t.stage === "call");
+          if (callEntry) extra.duration_ms = Math.round(callEntry.ms);
           if (event === "PostToolUse") extra.tool_response = post.result.meta?.tool_response ?? post.result.structuredContent ?? post.result.content;
           else {
             extra.error = post.error ?? "";

@@ -402,6 +402,7 @@ describe("PostToolUse, PostToolUseFailure, PermissionRequest", () => {
     expect(j.hook_event_name).toBe("PostToolUse");
     expect(j.tool_use_id).toBe("toolu_p");
     expect(j.tool_response).toEqual([{ type: "text", text: '{"text":"x"}' }]);
+    expect(typeof j.duration_ms).toBe("number");
   });
 
   it("PostToolUse exit 2 shows stderr to the model but does not undo the call", async () => {
