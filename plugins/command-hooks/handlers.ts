@@ -26,6 +26,8 @@ export interface Handler {
   /** Variables exported to the process (CLAUDE_PROJECT_DIR, CLAUDE_PLUGIN_ROOT …). */
   env: Record<string, string>;
   statusMessage?: string;
+  /** `async: true`: runs in the background; only additionalContext/systemMessage count, delivered with the session's next call. */
+  async: boolean;
   /** Other declarations this one stands for (identical settings handlers run once). */
   duplicates: string[];
 }
@@ -91,8 +93,8 @@ export function collectHandlers(plugins: readonly LoadedPlugin[], problems: Prob
               problems.push({ plugin: lp.id, file: comp.file, path: `${jsonPath}/command`, message: `command hook needs a non-empty "command"`, severity: "error" });
               return;
             }
-            if (h.async === true) {
-              problems.push({ plugin: lp.id, file: comp.file, path: `${jsonPath}/async`, message: `async hooks are not supported yet; this handler runs synchronously`, severity: "warning" });
+            if (h.asyncRewake === true) {
+              problems.push({ plugin: lp.id, file: comp.file, path: `${jsonPath}/asyncRewake`, message: `asyncRewake is not supported; the handler runs as a plain async hook`, severity: "warning" });
             }
             const handler: Handler = {
               event,
@@ -111,6 +113,7 @@ export function collectHandlers(plugins: readonly LoadedPlugin[], problems: Prob
               onFailure: h.onFailure === "block" ? "block" : "continue",
               env: lp.env,
               statusMessage: typeof h.statusMessage === "string" ? h.statusMessage : undefined,
+              async: h.async === true || h.asyncRewake === true,
               duplicates: [],
             };
             // Identical handlers from settings files run once; a plugin's copy stays separate (formats §3.1).

@@ -16,6 +16,13 @@ import { composeInputs, interpret, type Effect } from "./compose.ts";
 import { matchesRule } from "../permissions/match.ts";
 
 const PLUGIN_NAME = "command-hooks";
+
+interface PendingAsync {
+  texts: string[];
+  hook: string;
+  event: string;
+  ms: number;
+}
 /**
  * Stage of the command-hooks taps on preToolUse / postToolUse / postToolUseFailure / permissionRequest.
  * In-process handlers tapped at a lower stage run before every command hook (and their rewrite is
@@ -26,6 +33,9 @@ export const COMMAND_HOOKS_STAGE = 0;
 export default definePlugin({
   name: PLUGIN_NAME,
   apply(ctx) {
+    // Kills async hooks still running when the plugin is disposed (host closed or plugin reloaded).
+    const shutdown = new AbortController();
+    ctx.onDispose(() => shutdown.abort());
     ctx.hooks.build.tap(PLUGIN_NAME, (build) => {
       const problems: Parameters<typeof collectHandlers>[1] = [];
       const byEvent = collectHandlers(build.plugins, problems);
@@ -110,10 +120,46 @@ export default definePlugin({
         };
         if (call.tool?.origin === "mcp" && call.tool.server) payload.mcp_server = { name: call.tool.server, source: call.tool.plugin };
         const stdin = JSON.stringify(payload);
-        const runs = await Promise.all(matching.map((h) => runHandler(h, stdin, { cwd: b.cwd, projectDir: host.cwd, signal: call.signal })));
-        const effects = matching.map((h, i) => interpret(event, h, runs[i]!));
+        const sync = matching.filter((h) => !h.async);
+        for (const h of matching) if (h.async) startAsync(b, event, h, stdin, call);
+        const runs = await Promise.all(sync.map((h) => runHandler(h, stdin, { cwd: b.cwd, projectDir: host.cwd, signal: call.signal })));
+        const effects = sync.map((h, i) => interpret(event, h, runs[i]!));
         for (const e of effects) traceEffect(call, event, e);
         return effects;
+      }
+
+      /**
+       * Async hooks (formats §3.8) run in the background, detached from the call (its abort does not
+       * kill them; host shutdown does). Decision fields are ignored; additionalContext and systemMessage
+       * are delivered with the next call of the same session, after its result (Claude Code: next turn).
+       */
+      function startAsync(b: BuildView, event: string, h: Handler, stdin: string, call: CallState): void {
+        const session = call.session;
+        call[TRACE].push({ stage: `hook.${event}`, plugin: h.plugin, ms: 0, outcome: "async-started", detail: { file: h.file, jsonPath: h.jsonPath, command: label(h) } });
+        void runHandler(h, stdin, { cwd: b.cwd, projectDir: host.cwd, signal: shutdown.signal }).then((run) => {
+          const e = interpret(event, h, run);
+          const texts = [e.additionalContext, e.systemMessage && `[hook message] ${e.systemMessage}`].filter((x): x is string => !!x);
+          if (e.failure) host.log.warn(`async ${event} hook "${label(h)}" (${h.plugin} ${h.file}${h.jsonPath}): ${e.failure}`);
+          if (!texts.length) return;
+          const pending = (session.stateFor(PLUGIN_NAME).get("pending") as PendingAsync[] | undefined) ?? [];
+          pending.push({ texts, hook: `${h.plugin} ${h.file}${h.jsonPath}`, event, ms: run.ms });
+          session.stateFor(PLUGIN_NAME).set("pending", pending);
+        });
+      }
+
+      if ([...byEvent.values()].some((l) => l.some((h) => h.async))) {
+        // Deliver finished async hooks' context with the session's next call, after its shaped result.
+        build.hooks.shape.tap({ name: PLUGIN_NAME, stage: COMMAND_HOOKS_STAGE }, (result, call) => {
+          const st = call.session.stateFor(PLUGIN_NAME);
+          const pending = st.get("pending") as PendingAsync[] | undefined;
+          if (!pending?.length) return result;
+          st.set("pending", []);
+          for (const p of pending) {
+            call.notes.push(...p.texts);
+            call[TRACE].push({ stage: `hook.${p.event}.async`, plugin: p.hook.split(" ")[0], ms: p.ms, outcome: "delivered", detail: { hook: p.hook } });
+          }
+          return result;
+        });
       }
 
       function ifMatches(h: Handler, toolName: string, call: CallState): boolean {

@@ -449,6 +449,29 @@ describe("PostToolUse, PostToolUseFailure, PermissionRequest", () => {
   });
 });
 
+describe("async hooks", () => {
+  it("run in the background; their decision is ignored; their context arrives with the session's next call", async () => {
+    const dir = tmpDir();
+    const slow = script(dir, "slow.sh", `#!/bin/sh\ncat >/dev/null\nsleep 0.3\necho '{"systemMessage":"lint done","hookSpecificOutput":{"hookEventName":"PostToolUse","permissionDecision":"deny","additionalContext":"lint: 0 problems"}}'\n`);
+    const host = await start(dir, { config: { hooks: hooksConfig("PostToolUse", [{ command: slow, async: true }]) } });
+    const t0 = Date.now();
+    const first = await host.execute("Echo", { text: "1" }, { yes: true, sessionId: "a" });
+    expect(Date.now() - t0).toBeLessThan(250);
+    expect(first.trace.find((t) => t.stage === "hook.PostToolUse")!.outcome).toBe("async-started");
+    expect(text(first)).not.toContain("lint");
+    await new Promise((r) => setTimeout(r, 700));
+    const other = await host.execute("Echo", { text: "x" }, { yes: true, sessionId: "b" });
+    expect(text(other)).not.toContain("lint: 0 problems"); // another session gets nothing
+    const next = await host.execute("Echo", { text: "2" }, { yes: true, sessionId: "a" });
+    expect(next.status).toBe("ok");
+    expect(text(next)).toContain("lint: 0 problems");
+    expect(text(next)).toContain("[hook message] lint done");
+    expect(next.trace.some((t) => t.stage === "hook.PostToolUse.async" && t.outcome === "delivered")).toBe(true);
+    const again = await host.execute("Echo", { text: "3" }, { yes: true, sessionId: "a" });
+    expect(text(again)).not.toContain("lint: 0 problems"); // delivered once
+  });
+});
+
 describe("in-process and command handlers together", () => {
   it("an in-process PreToolUse handler at a negative stage runs first; a command hook sees its rewrite", async () => {
     const dir = tmpDir();
