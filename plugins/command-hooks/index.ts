@@ -23,6 +23,7 @@ interface PendingAsync {
   event: string;
   ms: number;
 }
+
 /**
  * Stage of the command-hooks taps on preToolUse / postToolUse / postToolUseFailure / permissionRequest.
  * In-process handlers tapped at a lower stage run before every command hook (and their rewrite is
@@ -54,7 +55,10 @@ export default definePlugin({
             if (e.substitute && e.decision !== "deny") p.substitute(e.substitute, source(e.handler));
           }
           const comp = composeInputs(p.input, effects);
-          for (const [e, keys] of comp.changes) detailOf(p.call, e).changed = keys;
+          for (const [e, keys] of comp.changes) {
+            const d = details.get(e);
+            if (d) d.changed = keys;
+          }
           for (const c of comp.conflicts) {
             p.call[TRACE].push({
               stage: "hook.PreToolUse.conflict",
@@ -207,10 +211,6 @@ export default definePlugin({
         }
         if (e.systemMessage) host.log.warn(`${event} hook "${label(h)}": ${e.systemMessage}`);
         if (e.stop) call.data.set("toolhost.stop", { reason: e.stop, hook: where });
-      }
-
-      function detailOf(_call: CallState, e: Effect): Record<string, unknown> {
-        return details.get(e) ?? {};
       }
     });
   },
