@@ -8,7 +8,7 @@ import { script, tmpDir } from "./helpers.ts";
 
 const handler = (over: Partial<Handler>): Handler => ({
   event: "PreToolUse", index: 0, plugin: "p", pluginKind: "plugin", file: "/f", jsonPath: "/hooks/PreToolUse/0/hooks/0", matches: () => true,
-  rulesRoot: "/", command: "true", timeout: 5, onFailure: "continue", env: {}, async: false, duplicates: [], ...over,
+  rulesRoot: "/", command: "true", timeout: 5, onFailure: "continue", env: {}, async: false, type: "command", allowedEnvVars: [], duplicates: [], ...over,
 });
 
 describe("shell-form fast path (directExec)", () => {
