@@ -65,7 +65,7 @@ export default definePlugin({
               plugin: c.later.plugin,
               ms: 0,
               outcome: "later-wins",
-              detail: { key: c.key, earlier: `${c.earlier.plugin} ${c.earlier.file}${c.earlier.jsonPath}`, later: `${c.later.plugin} ${c.later.file}${c.later.jsonPath}` },
+              detail: { key: c.key, earlier: where(c.earlier), later: where(c.later) },
             });
           }
           if (comp.changed) p.updateInput(comp.input, `${PLUGIN_NAME}: ${[...new Set([...comp.setBy.values()].map((h) => h.plugin))].join(", ")}`);
@@ -91,7 +91,17 @@ export default definePlugin({
           }
           // Output replacements: the last declaration wins (each is traced).
           const outs = effects.filter((e) => e.updatedOutput);
-          if (outs.length) post.updateOutput(outs[outs.length - 1]!.updatedOutput!, source(outs[outs.length - 1]!.handler));
+          const winner = outs[outs.length - 1];
+          if (winner) post.updateOutput(winner.updatedOutput!, source(winner.handler));
+          for (const loser of outs.slice(0, -1)) {
+            post.call[TRACE].push({
+              stage: `hook.${event}.conflict`,
+              plugin: winner!.handler.plugin,
+              ms: 0,
+              outcome: "later-wins",
+              detail: { key: "updatedToolOutput", earlier: where(loser.handler), later: where(winner!.handler) },
+            });
+          }
         });
       }
 
@@ -215,6 +225,10 @@ export default definePlugin({
     });
   },
 });
+
+function where(h: Handler): string {
+  return `${h.plugin} ${h.file}${h.jsonPath}`;
+}
 
 function source(h: Handler): string {
   return `${h.plugin}: ${label(h)}`;

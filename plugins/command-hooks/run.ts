@@ -27,6 +27,7 @@ export interface RunResult {
 }
 
 const MAX_OUTPUT = 1 << 20;
+const createdDataDirs = new Set<string>();
 
 let baseEnv: Record<string, string> | undefined;
 /** The host's environment minus OTEL_* (formats §3.4), computed once. */
@@ -41,6 +42,14 @@ function inheritedEnv(): Record<string, string> {
 export function runHandler(h: Handler, stdin: string, opts: { cwd: string; projectDir: string; signal?: AbortSignal }): Promise<RunResult> {
   if (h.type === "http") return runHttp(h, stdin, opts.signal);
   const t0 = performance.now();
+  // ${CLAUDE_PLUGIN_DATA} is created on first reference (formats §1.5): when a plugin's hook first runs.
+  const dataDir = h.pluginKind === "plugin" ? h.env.CLAUDE_PLUGIN_DATA : undefined;
+  if (dataDir && !createdDataDirs.has(dataDir)) {
+    createdDataDirs.add(dataDir);
+    try {
+      fs.mkdirSync(dataDir, { recursive: true });
+    } catch {}
+  }
   const env: Record<string, string> = { ...inheritedEnv(), CLAUDE_PROJECT_DIR: opts.projectDir, TOOLHOST_PROJECT_DIR: opts.projectDir, ...h.env };
   return new Promise<RunResult>((resolve) => {
     let stdout = "";

@@ -379,6 +379,7 @@ describe("a real Claude Code plugin directory", () => {
     const [root, data, twin, project] = fs.readFileSync(envOut, "utf8").trim().split("|");
     expect([root, twin, project]).toEqual([plug, plug, dir]);
     expect(data).toBe(path.join(dir, "data", "guard-plugin"));
+    expect(fs.statSync(data!).isDirectory()).toBe(true); // created on first reference
     o = await host.execute("Echo", { text: "harmless" }, { yes: true });
     expect(o.status).toBe("ok");
   });
@@ -390,12 +391,14 @@ describe("PostToolUse, PostToolUseFailure, PermissionRequest", () => {
     const stdinOut = path.join(dir, "post.json");
     const dump = script(dir, "dump.sh", `#!/bin/sh\ncat > ${stdinOut}\n`);
     const block = jsonHook(dir, "block.sh", { decision: "block", reason: "Run the tests first", hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "tests: 3 failing" } });
+    const upd0 = jsonHook(dir, "upd0.sh", { hookSpecificOutput: { hookEventName: "PostToolUse", updatedToolOutput: "first rewrite" } });
     const upd = jsonHook(dir, "upd.sh", { hookSpecificOutput: { hookEventName: "PostToolUse", updatedToolOutput: "redacted output" } });
-    const host = await start(dir, { config: { hooks: hooksConfig("PostToolUse", [{ command: dump }, { command: block }, { command: upd }]) } });
+    const host = await start(dir, { config: { hooks: hooksConfig("PostToolUse", [{ command: dump }, { command: upd0 }, { command: block }, { command: upd }]) } });
     const o = await host.execute("Echo", { text: "x" }, { yes: true, toolUseId: "toolu_p" });
     expect(o.status).toBe("ok");
     const all = text(o);
     expect(o.result.content[0]!.text).toBe("redacted output");
+    expect(o.trace.find((t) => t.stage === "hook.PostToolUse.conflict")).toMatchObject({ outcome: "later-wins", detail: { key: "updatedToolOutput" } });
     expect(all).toContain("Run the tests first");
     expect(all).toContain("tests: 3 failing");
     const j = JSON.parse(fs.readFileSync(stdinOut, "utf8"));
