@@ -371,6 +371,7 @@ export class Executor {
                 sessionId: call.sessionId,
                 toolUseId: call.toolUseId,
                 state: call.session.stateFor(tool.name),
+                sessionState: call.session.shared,
                 progress: (m, f) => {
                   hooks.progress.call(call, m, f);
                   opts.onProgress?.(m, f);

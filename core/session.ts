@@ -6,6 +6,8 @@ export class Session {
   /** Deferred tool names loaded in this session, in the order they were first loaded. */
   readonly loaded: string[] = [];
   readonly state = new Map<string, Map<string, unknown>>();
+  /** Scratch state shared by every tool of the session (ToolCallContext.sessionState). */
+  readonly shared = new Map<string, unknown>();
   constructor(
     readonly id: string,
     private readonly onChange: (id: string) => void = () => {},

@@ -35,6 +35,11 @@ export interface ToolCallContext {
   progress(message: string, fraction?: number): void;
   /** Shared scratch space per session and tool (e.g. read-before-write state). */
   state: Map<string, unknown>;
+  /**
+   * Scratch space shared by every tool of the session (e.g. Read/Write/Edit sharing read-before-write
+   * state). Use namespaced keys ("builtin-tools:files"). Optional for callers that build a context by hand.
+   */
+  sessionState?: Map<string, unknown>;
 }
 
 export interface PermissionCheck {

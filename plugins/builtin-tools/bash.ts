@@ -1,0 +1,305 @@
+/**
+ * Bash (+ TaskOutput / TaskStop for background runs). Each command runs in the working directory via
+ * `bash -c` (or `sh -c`) in its own process group, so a timeout or an abort kills the whole pipeline.
+ * Output is kept bounded in memory (head + tail); the pipeline's shaping plugin applies the model budget.
+ */
+import { defineTool, type ToolCallContext, type ToolResult } from "../../core/index.ts";
+import { HeadTail, OutputRing, killGroup, lookup, nextId, ownedIds, registry, spawnShell, waitFor, type ManagedProc } from "./procs.ts";
+
+export const DEFAULT_TIMEOUT_MS = 120_000;
+export const MAX_TIMEOUT_MS = 600_000;
+
+interface BashInput {
+  command: string;
+  description?: string;
+  timeout?: number;
+  run_in_background?: boolean;
+}
+
+const READ_ONLY = new Set(["ls", "cat", "head", "tail", "wc", "pwd", "echo", "printf", "grep", "egrep", "fgrep", "rg", "which", "stat", "du", "df", "file", "tree", "diff", "cmp", "true", "false", "date", "whoami", "id", "uname", "basename", "dirname", "realpath", "readlink", "type", "env", "printenv", "nl", "cut", "uniq", "tr", "column", "less", "more", "sha1sum", "sha256sum", "md5sum", "test", "["]);
+const READ_ONLY_GIT = new Set(["status", "log", "diff", "show", "rev-parse", "ls-files", "blame", "describe", "shortlog", "grep", "ls-tree", "cat-file", "reflog"]);
+const UNSAFE_FIND = /\s-(exec|execdir|ok|okdir|delete|fprint|fprint0|fprintf|fls)\b/;
+
+/**
+ * Conservative read-only check: every `|`/`&&`/`||`/`;` segment starts with a known read-only command,
+ * and the command has no redirection, substitution, background `&`, or quoting we would have to parse.
+ * Anything else counts as not read-only (so plan mode and concurrency treat it as a write).
+ */
+export function isReadOnlyCommand(command: unknown): boolean {
+  if (typeof command !== "string" || !command.trim() || command.length > 10_000) return false;
+  if (/[<>`$(){}\\\n'"]|&(?!&)/.test(command.replace(/&&/g, ""))) return false;
+  for (const seg of command.split(/\|\||&&|[|;]/)) {
+    const words = seg.trim().split(/\s+/);
+    const cmd = words[0];
+    if (!cmd) return false;
+    if (cmd === "git") {
+      const sub = words.slice(1).find((w) => !w.startsWith("-"));
+      if (!sub || !READ_ONLY_GIT.has(sub) || words.some((w) => w === "--output" || w.startsWith("--output="))) return false;
+      continue;
+    }
+    if (cmd === "find") {
+      if (UNSAFE_FIND.test(` ${seg}`)) return false;
+      continue;
+    }
+    if (cmd === "sort" ? words.some((w) => w === "-o" || w.startsWith("--output")) : !READ_ONLY.has(cmd)) return false;
+  }
+  return true;
+}
+
+const DESTRUCTIVE = /(^|[;&|]\s*)(sudo\s+)?(rm|rmdir|shred|dd|mkfs(\.\w+)?|truncate|wipefs)\b|\bgit\s+(reset\s+--hard|clean\s+-\w*f|push\s+(-f|--force)|checkout\s+--\s|branch\s+-D)|(^|[^>&0-9])>(?!>|&)\s*[^&\s]/;
+
+/** Whether a command is likely to destroy data (rm, dd, git reset --hard, push --force, `>` truncation …). */
+export function isDestructiveCommand(command: unknown): boolean {
+  return typeof command === "string" && DESTRUCTIVE.test(command);
+}
+
+/** Exit codes that mean "no" rather than "failed" (Claude Code interprets these the same way). */
+function benignExit(command: string, code: number): boolean {
+  if (code !== 1) return false;
+  const first = command.trim().split(/\s+/)[0] ?? "";
+  return ["grep", "egrep", "fgrep", "rg", "diff", "cmp", "test", "[", "find"].includes(first) && !/[|;&]/.test(command);
+}
+
+function owner(ctx: ToolCallContext): object {
+  return ctx.sessionState ?? ctx.state;
+}
+
+function formatOutput(stdout: string, stderr: string, exitCode: number | null, extra: string[]): string {
+  const parts: string[] = [];
+  if (stdout.trim()) parts.push(stdout.replace(/\n+$/, ""));
+  if (stderr.trim()) parts.push(stderr.replace(/\n+$/, ""));
+  parts.push(...extra);
+  if (exitCode !== null && exitCode !== 0) parts.push(`Exit code ${exitCode}`);
+  return parts.join("\n") || "(no output)";
+}
+
+function startBackground(input: BashInput, ctx: ToolCallContext): ToolResult {
+  const child = spawnShell(input.command, ctx.cwd);
+  const id = nextId("bash_");
+  let resolveExit!: () => void;
+  const p: ManagedProc = {
+    id,
+    kind: "bash",
+    command: input.command,
+    cwd: ctx.cwd,
+    sessionId: ctx.sessionId,
+    owner: owner(ctx),
+    pid: child.pid,
+    startedAt: Date.now(),
+    exitCode: null,
+    signal: null,
+    done: false,
+    killed: false,
+    out: new OutputRing(),
+    err: new OutputRing(),
+    outCursor: 0,
+    errCursor: 0,
+    exited: new Promise<void>((r) => (resolveExit = r)),
+    kill: () => {
+      p.killed = true;
+      killGroup(child.pid);
+    },
+    listeners: new Set(),
+  };
+  const notify = () => p.listeners.forEach((l) => l());
+  child.stdout!.setEncoding("utf8").on("data", (s: string) => (p.out.push(s), notify()));
+  child.stderr!.setEncoding("utf8").on("data", (s: string) => (p.err.push(s), notify()));
+  child.on("error", (e) => {
+    p.err.push(`failed to start: ${e.message}\n`);
+  });
+  child.on("close", (code, sig) => {
+    p.exitCode = code;
+    p.signal = sig;
+    p.done = true;
+    resolveExit();
+    notify();
+  });
+  registry().procs.set(id, p);
+  const meta = { backgroundTaskId: id, stdout: "", stderr: "", exitCode: null, interrupted: false, isImage: false };
+  return {
+    content: [{ type: "text", text: `Command running in background with ID: ${id}. Read its output with TaskOutput {"task_id": "${id}"}; stop it with TaskStop {"task_id": "${id}"}.` }],
+    meta,
+    structuredContent: meta,
+  };
+}
+
+export const Bash = defineTool<BashInput>({
+  name: "Bash",
+  description:
+    "When you need to run a shell command: build, test, lint, git, package managers, or any program, in the working directory (prefer Read, Glob, Grep, Edit and Write for reading, finding and changing files). " +
+    "Runs `command` with bash -c (sh if bash is missing) in its own process group, with a timeout (default 120000 ms, at most 600000) after which the whole group is killed; returns stdout, stderr and a non-zero exit code. Each call starts fresh in the working directory (no cd carries over). With run_in_background it returns an id at once; read the output later with TaskOutput and stop it with TaskStop. Very long output keeps its beginning and end. " +
+    "Why: commands run with a bounded time and output, so a hung or noisy command cannot stall the session.",
+  searchHint: "shell terminal command run execute script sh",
+  inputSchema: {
+    type: "object",
+    properties: {
+      command: { type: "string", description: "The command to run." },
+      description: { type: "string", description: "What the command does, in 5-10 words (shown to the user)." },
+      timeout: { type: "integer", minimum: 1, maximum: MAX_TIMEOUT_MS, description: "Timeout in milliseconds (default 120000, max 600000)." },
+      run_in_background: { type: "boolean", description: "Run in the background and return an id at once; use TaskOutput to read the output later." },
+    },
+    required: ["command"],
+    additionalProperties: false,
+  },
+  isReadOnly: (input) => isReadOnlyCommand(input?.command),
+  isConcurrencySafe: (input) => isReadOnlyCommand(input?.command),
+  isDestructive: (input) => isDestructiveCommand(input?.command),
+  interruptBehavior: "cancel",
+  activityText: "Running",
+  checkPermissions: (input) => (!input.run_in_background && isReadOnlyCommand(input.command) ? { behavior: "allow", reason: "read-only command" } : undefined),
+  async call(input, ctx): Promise<ToolResult> {
+    if (input.run_in_background) return startBackground(input, ctx);
+    const timeout = Math.min(input.timeout ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
+    const t0 = performance.now();
+    const child = spawnShell(input.command, ctx.cwd);
+    const out = new HeadTail();
+    const err = new HeadTail();
+    child.stdout!.setEncoding("utf8").on("data", (s: string) => out.push(s));
+    child.stderr!.setEncoding("utf8").on("data", (s: string) => err.push(s));
+    let interrupted: "timeout" | "abort" | undefined;
+    const stop = (why: "timeout" | "abort") => {
+      if (interrupted) return;
+      interrupted = why;
+      killGroup(child.pid, 500);
+    };
+    const timer = setTimeout(() => stop("timeout"), timeout);
+    const onAbort = () => stop("abort");
+    ctx.signal.addEventListener("abort", onAbort, { once: true });
+    const { code, sig, spawnError } = await new Promise<{ code: number | null; sig: string | null; spawnError?: string }>((resolve) => {
+      let exited: { code: number | null; sig: string | null } | undefined;
+      child.on("error", (e) => resolve({ code: null, sig: null, spawnError: e.message }));
+      child.on("close", (c, s) => resolve(exited ?? { code: c, sig: s }));
+      child.on("exit", (c, s) => {
+        exited = { code: c, sig: s };
+        // a backgrounded grandchild may hold the pipes open: do not wait for it
+        setTimeout(() => {
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+          resolve(exited!);
+        }, 250).unref();
+      });
+    });
+    clearTimeout(timer);
+    ctx.signal.removeEventListener("abort", onAbort);
+    const stdout = out.toString();
+    const stderr = err.toString();
+    const exitCode = code ?? (sig ? 128 + (({ SIGTERM: 15, SIGKILL: 9, SIGINT: 2 }) as Record<string, number>)[sig]! || 1 : 1);
+    const extra: string[] = [];
+    if (spawnError) extra.push(`Failed to start the shell: ${spawnError}`);
+    if (interrupted === "timeout") extra.push(`Command timed out after ${timeout} ms and was killed (with its process group). Use a longer timeout (max ${MAX_TIMEOUT_MS}) or run_in_background for long jobs.`);
+    if (interrupted === "abort") extra.push("Command was interrupted and killed.");
+    const meta = { stdout, stderr, exitCode, interrupted: !!interrupted, isImage: false, durationMs: Math.round(performance.now() - t0) };
+    const failed = !!interrupted || !!spawnError || (exitCode !== 0 && !benignExit(input.command, exitCode));
+    return { content: [{ type: "text", text: formatOutput(stdout, stderr, interrupted ? null : exitCode, extra) }], isError: failed, meta, structuredContent: meta };
+  },
+});
+
+interface TaskOutputInput {
+  task_id?: string;
+  bash_id?: string;
+  block?: boolean;
+  timeout?: number;
+  filter?: string;
+}
+
+export const TaskOutput = defineTool<TaskOutputInput>({
+  name: "TaskOutput",
+  aliases: ["BashOutput"],
+  description:
+    "When a command started with Bash run_in_background (or an exec session) is running or has finished and you need its output or exit status. " +
+    "Returns the output the task produced since your last TaskOutput call for it, and its status (running, completed with exit code, or killed). With block (default true) it first waits up to `timeout` ms (default 30000) for the task to finish. `filter` keeps only lines matching a regular expression. " +
+    "Why: background tasks let long jobs (servers, watchers, slow builds) run while you work, and incremental reads keep each check small.",
+  searchHint: "background shell output read poll BashOutput",
+  inputSchema: {
+    type: "object",
+    properties: {
+      task_id: { type: "string", description: "The id returned by Bash with run_in_background." },
+      bash_id: { type: "string", description: "Legacy name for task_id (BashOutput)." },
+      block: { type: "boolean", description: "Wait for the task to finish first (default true)." },
+      timeout: { type: "integer", minimum: 0, maximum: MAX_TIMEOUT_MS, description: "How long to wait when block is true, in ms (default 30000)." },
+      filter: { type: "string", description: "Only return output lines matching this regular expression." },
+    },
+    additionalProperties: false,
+  },
+  isReadOnly: true,
+  isConcurrencySafe: true,
+  isDestructive: false,
+  validateInput(input) {
+    if (!input.task_id && !input.bash_id) return "task_id is required (the id Bash returned for a run_in_background command).";
+    if (input.filter) {
+      try {
+        new RegExp(input.filter);
+      } catch (e) {
+        return `filter is not a valid regular expression: ${(e as Error).message}`;
+      }
+    }
+    return undefined;
+  },
+  async call(input, ctx): Promise<ToolResult> {
+    const id = (input.task_id ?? input.bash_id)!;
+    const p = lookup(id, owner(ctx));
+    if (!p) {
+      const ids = ownedIds(owner(ctx));
+      return { content: [{ type: "text", text: `No background task "${id}" in this session.${ids.length ? ` Known tasks: ${ids.join(", ")}.` : " None are running."}` }], isError: true };
+    }
+    if (input.block !== false) await waitFor(p, input.timeout ?? 30_000, "exit", ctx.signal);
+    const o = p.out.readFrom(p.outCursor);
+    const e = p.err.readFrom(p.errCursor);
+    p.outCursor = o.next;
+    p.errCursor = e.next;
+    let stdout = o.text;
+    let stderr = e.text;
+    if (input.filter) {
+      const re = new RegExp(input.filter);
+      const keep = (s: string) => s.split("\n").filter((l) => re.test(l)).join("\n");
+      stdout = keep(stdout);
+      stderr = keep(stderr);
+    }
+    const status = p.done ? (p.killed ? "killed" : "completed") : "running";
+    const lines = [`Task ${id} (${p.command.length > 80 ? p.command.slice(0, 80) + "…" : p.command}): ${status}${p.done ? `, exit code ${p.exitCode ?? (p.signal ? `signal ${p.signal}` : "unknown")}` : ""}`];
+    if (o.lost || e.lost) lines.push(`[${o.lost + e.lost} characters of earlier output were dropped from the buffer]`);
+    if (stdout) lines.push(stdout.replace(/\n+$/, ""));
+    if (stderr) lines.push(`stderr:\n${stderr.replace(/\n+$/, "")}`);
+    if (!stdout && !stderr) lines.push("(no new output)");
+    const meta = { task_id: id, status, stdout, stderr, exitCode: p.exitCode, interrupted: p.killed };
+    return { content: [{ type: "text", text: lines.join("\n") }], meta, structuredContent: meta };
+  },
+});
+
+interface TaskStopInput {
+  task_id?: string;
+  shell_id?: string;
+}
+
+export const TaskStop = defineTool<TaskStopInput>({
+  name: "TaskStop",
+  aliases: ["KillShell", "KillBash"],
+  description:
+    "When a background task started with Bash run_in_background (or an exec session) is no longer needed, hangs, or must be restarted. " +
+    "Kills the task's whole process group and forgets it; output not yet read is lost. " +
+    "Why: stray servers and watchers hold ports, CPU and files until stopped.",
+  searchHint: "kill stop background shell process KillShell",
+  inputSchema: {
+    type: "object",
+    properties: {
+      task_id: { type: "string", description: "The id of the background task to stop." },
+      shell_id: { type: "string", description: "Legacy name for task_id (KillShell)." },
+    },
+    additionalProperties: false,
+  },
+  isReadOnly: false,
+  isConcurrencySafe: false,
+  isDestructive: false,
+  validateInput: (input) => (input.task_id || input.shell_id ? undefined : "task_id is required (the id of the background task to stop)."),
+  async call(input, ctx): Promise<ToolResult> {
+    const id = (input.task_id ?? input.shell_id)!;
+    const p = lookup(id, owner(ctx));
+    if (!p) return { content: [{ type: "text", text: `No background task "${id}" in this session (it may have been stopped already).` }], isError: true };
+    const wasRunning = !p.done;
+    if (wasRunning) p.kill();
+    registry().procs.delete(id);
+    if (wasRunning) await waitFor(p, 2000);
+    const meta = { task_id: id, stopped: wasRunning, exitCode: p.exitCode };
+    return { content: [{ type: "text", text: wasRunning ? `Stopped task ${id} (${p.command}).` : `Task ${id} had already finished (exit code ${p.exitCode}); removed it.` }], meta, structuredContent: meta };
+  },
+});
