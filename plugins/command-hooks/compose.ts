@@ -91,8 +91,9 @@ export function interpret(event: string, h: Handler, run: RunResult): Effect {
     }
     if (run.status === "block") {
       // Exit 2 blocks; a JSON allow cannot override it. Reason: JSON reason, else stderr.
+      const jsonReason = e.decision === "deny" ? e.reason : undefined; // an allow's reason is not a block reason
       e.decision = "deny";
-      e.reason = e.reason ?? str(j?.reason) ?? (str(run.stderr)?.trim() || "blocked by hook (exit 2)");
+      e.reason = jsonReason ?? str(j?.reason) ?? (str(run.stderr)?.trim() || "blocked by hook (exit 2)");
     }
     if (e.stop) {
       e.decision = "deny";

@@ -44,6 +44,10 @@ describe("stdout parsing and exit codes", () => {
     const e = interpret("PreToolUse", handler({}), { status: "block", exitCode: 2, stdout: "{oops", stderr: "nope\n", badJson: "bad", ms: 1 });
     expect([e.decision, e.reason]).toEqual(["deny", "nope"]);
   });
+  it("a JSON allow cannot override exit 2, and its reason is not used as the block reason", () => {
+    const e = interpret("PreToolUse", handler({}), { status: "block", exitCode: 2, stdout: "", stderr: "real reason\n", json: { hookSpecificOutput: { permissionDecision: "allow", permissionDecisionReason: "looks fine" } }, ms: 1 });
+    expect([e.decision, e.reason]).toEqual(["deny", "real reason"]);
+  });
   it("exit 2 on PermissionRequest is ignored with a warning", () => {
     const e = interpret("PermissionRequest", handler({ event: "PermissionRequest" }), { status: "block", exitCode: 2, stdout: "", stderr: "x", ms: 1 });
     expect(e.decision).toBeUndefined();
