@@ -121,6 +121,10 @@ export function interpret(event: string, h: Handler, run: RunResult): Effect {
         if (d.updatedInput && typeof d.updatedInput === "object" && !Array.isArray(d.updatedInput)) e.updatedInput = d.updatedInput as Record<string, unknown>;
       } else e.warnings.push(`hookSpecificOutput.decision.behavior must be "allow" or "deny", got ${JSON.stringify(d.behavior)}; ignored`);
     }
+    if (e.stop) {
+      e.decision = "deny";
+      e.reason = e.stop;
+    }
   }
 
   if (e.failure && h.onFailure === "block") {
