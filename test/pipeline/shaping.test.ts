@@ -103,6 +103,10 @@ describe("file trust header", () => {
     fs.writeFileSync(path.join(dir, "dist", "out.js"), "x\n");
     fs.writeFileSync(path.join(dir, "debug.log"), "x\n");
     fs.writeFileSync(path.join(outside, "notes.md"), "hello\n");
+    fs.mkdirSync(path.join(dir, "pkg", "gen"), { recursive: true });
+    fs.writeFileSync(path.join(dir, "pkg", ".gitignore"), "gen/\n");
+    fs.writeFileSync(path.join(dir, "pkg", "gen", "out.ts"), "x\n");
+    fs.writeFileSync(path.join(dir, "pkg", "src.ts"), "x\n");
     fs.symlinkSync(path.join(outside, "notes.md"), path.join(dir, "link.md"));
     const host = await start(dir, { tools: [readTool] });
     const header = async (p: string) => (await host.execute("Read", { file_path: p }, { yes: true })).result.content[0]!.text;
@@ -113,6 +117,8 @@ describe("file trust header", () => {
     expect(await header(path.join(dir, "debug.log"))).toMatch(/\| untrusted\]$/);
     expect(await header(path.join(outside, "notes.md"))).toMatch(/\| untrusted\]$/);
     expect(await header(path.join(dir, "link.md"))).toMatch(/\| untrusted\]$/);
+    expect(await header(path.join(dir, "pkg", "gen", "out.ts"))).toMatch(/\| untrusted\]$/); // nested .gitignore
+    expect(await header(path.join(dir, "pkg", "src.ts"))).toMatch(/\| trusted\]$/);
   });
 });
 
