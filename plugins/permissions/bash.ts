@@ -8,6 +8,10 @@
  * Read/Edit rules check. Allow needs every segment; deny/ask need any.
  */
 import { analyzeShell, crudeSplit, type ShellWord, type SimpleCommand } from "./shell.ts";
+import { DATA_HEADS, EDIT_OPS, EXEC_THROUGH, EXEC_THROUGH2, NULL_DEVICES, SAFE_ENV, SHELLS, WRAPPERS, fileArgs, readOnlyCommand } from "./commands.ts";
+
+export { compileBashPattern, flagFormMatches, globToRegex, type BashPattern } from "./pattern.ts";
+export { SAFE_ENV, LONG_FLAGS } from "./commands.ts";
 
 export interface PathRef {
   /** The path as written (tilde and globs unexpanded). */
@@ -55,105 +59,25 @@ export interface BashFacts {
 }
 
 const MAX_LEN = 10_000;
+/** Environment variables whose value programs run as a command. */
+const COMMAND_VARS = new Set(["GIT_SSH_COMMAND", "GIT_EDITOR", "GIT_PAGER", "GIT_SEQUENCE_EDITOR", "EDITOR", "VISUAL", "PAGER", "MANPAGER", "PROMPT_COMMAND", "LESSOPEN", "SSH_ASKPASS", "GIT_ASKPASS"]);
+/** git config keys whose value is a command (`!cmd` for aliases). */
+const GIT_COMMAND_CONFIG = /^(core\.(?:pager|editor|sshCommand|fsmonitor|hooksPath)|alias\.[^=]+|sequence\.editor|diff\.[^=]+\.textconv|filter\.[^=]+\.(?:clean|smudge|process)|credential\.helper|pager\.[^=]+)=(.*)$/s;
 
-/** Variables that may prefix an allowed command without being named in the rule. */
-export const SAFE_ENV = new Set(
-  "CI NODE_ENV DEBUG LANG LANGUAGE LC_ALL LC_CTYPE LC_MESSAGES TZ NO_COLOR FORCE_COLOR TERM COLUMNS LINES RUST_BACKTRACE RUST_LOG PYTHONUNBUFFERED PYTHONDONTWRITEBYTECODE GOOS GOARCH CGO_ENABLED VERBOSE TMPDIR".split(" "),
-);
+const factsCache = new Map<string, BashFacts>();
 
-const WRAPPERS = new Set(["timeout", "time", "nice", "nohup", "stdbuf", "command", "builtin", "noglob", "env", "xargs"]);
-const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "ash", "busybox"]);
-/** Programs that run the rest of their arguments as a command. value = positionals to skip before it. */
-const EXEC_THROUGH: Record<string, { skip: number; opts?: string }> = {
-  sudo: { skip: 0, opts: "ugh pCDrtUT" },
-  doas: { skip: 0, opts: "uC" },
-  setsid: { skip: 0 },
-  ionice: { skip: 0, opts: "cnpt" },
-  flock: { skip: 1, opts: "wE" },
-  chrt: { skip: 1 },
-  taskset: { skip: 1 },
-  strace: { skip: 0, opts: "oeEpsSuPIXa" },
-  ltrace: { skip: 0, opts: "oeEpsSuna" },
-  nsenter: { skip: 0, opts: "tSGwr" },
-  unshare: { skip: 0 },
-  chroot: { skip: 1 },
-  caffeinate: { skip: 0, opts: "tw" },
-  npx: { skip: 0, opts: "pc" },
-  bunx: { skip: 0 },
-  pnpx: { skip: 0 },
-  uvx: { skip: 0 },
-  unbuffer: { skip: 0 },
-  rlwrap: { skip: 0 },
-  faketime: { skip: 1 },
-  proxychains: { skip: 0, opts: "f" },
-  proxychains4: { skip: 0, opts: "f" },
-  torsocks: { skip: 0 },
-  firejail: { skip: 0 },
-  valgrind: { skip: 0 },
-  catchsegv: { skip: 0 },
-  dbus_launch: { skip: 0 },
-};
-/** Two-word heads that run a command: "npm exec", "docker exec CONTAINER" … */
-const EXEC_THROUGH2: Record<string, { skip: number; afterDashDash?: boolean }> = {
-  "npm exec": { skip: 0 },
-  "pnpm exec": { skip: 0 },
-  "pnpm dlx": { skip: 0 },
-  "yarn exec": { skip: 0 },
-  "yarn dlx": { skip: 0 },
-  "uv run": { skip: 0 },
-  "poetry run": { skip: 0 },
-  "pipenv run": { skip: 0 },
-  "bundle exec": { skip: 0 },
-  "docker exec": { skip: 1 },
-  "podman exec": { skip: 1 },
-  "kubectl exec": { skip: 1, afterDashDash: true },
-  "devbox run": { skip: 0 },
-  "mise exec": { skip: 0, afterDashDash: true },
-  "mise x": { skip: 0, afterDashDash: true },
-  "direnv exec": { skip: 1 },
-  "nix-shell --run": { skip: 0 },
-};
-/** Programs whose later words are data, never commands (no "suspect" scan). */
-const DATA_HEADS = new Set(
-  "echo printf grep egrep fgrep rg ag ack man which type whatis apropos help info tldr git npm yarn pnpm cargo go make docker podman kubectl gh brew apt apt-get pip pip3 curl wget jq yq sed awk test [ [[ cat head tail less more wc sort uniq cut tr ls find cd pwd true false set export declare local readonly unset alias".split(" "),
-);
-
-/** Read-only commands auto-approved when every path they touch is inside the working directories. */
-const READ_ONLY = new Set(
-  "ls cat echo printf pwd head tail grep egrep fgrep rg wc which type diff cmp stat du df file tree basename dirname realpath readlink date whoami id uname hostname true false test [ seq nl tac jq cut tr column md5sum sha1sum sha256sum sha512sum cksum strings od hexdump less more cd printenv comm find sort uniq xxd env".split(" "),
-);
-const GIT_READ_ONLY = new Set("status log diff show rev-parse ls-files ls-tree blame describe shortlog reflog cat-file grep whatchanged merge-base show-ref count-objects version help".split(" "));
-
-/** Readers: which operands are file paths. `pattern`: the first operand is a pattern/script. `argOpts`: short options taking a value. */
-const READERS: Record<string, { pattern?: boolean; argOpts?: string; fileOpts?: string }> = {
-  cat: {}, tac: {}, nl: { argOpts: "bdfhilnsvw" }, head: { argOpts: "nc" }, tail: { argOpts: "ncs" }, less: {}, more: {}, bat: { argOpts: "lrH" }, batcat: { argOpts: "lrH" },
-  view: {}, od: { argOpts: "AjNtw" }, xxd: { argOpts: "cglos" }, hexdump: { argOpts: "enfs" }, strings: { argOpts: "nte" }, base64: { argOpts: "w" },
-  md5sum: {}, sha1sum: {}, sha256sum: {}, sha512sum: {}, cksum: {}, wc: {}, sort: { argOpts: "kto" , fileOpts: "" }, uniq: { argOpts: "fsw" }, cut: { argOpts: "bcdf" },
-  file: {}, stat: { argOpts: "c" }, diff: {}, cmp: {}, comm: {}, paste: { argOpts: "d" }, column: { argOpts: "stc" }, fold: { argOpts: "w" }, fmt: { argOpts: "w" },
-  grep: { pattern: true, argOpts: "efmABCD", fileOpts: "f" }, egrep: { pattern: true, argOpts: "efmABCD", fileOpts: "f" }, fgrep: { pattern: true, argOpts: "efmABCD", fileOpts: "f" },
-  rg: { pattern: true, argOpts: "efgmABCtTMj", fileOpts: "f" }, ag: { pattern: true, argOpts: "ABCGm" }, ack: { pattern: true },
-  sed: { pattern: true, argOpts: "efl", fileOpts: "f" }, awk: { pattern: true, argOpts: "fvF", fileOpts: "f" }, gawk: { pattern: true, argOpts: "fvF", fileOpts: "f" },
-  jq: { pattern: true, argOpts: "", fileOpts: "" }, yq: { pattern: true },
-  ls: { argOpts: "IwT" }, tree: { argOpts: "LIP" }, du: { argOpts: "dB" }, find: {}, source: {}, ".": {},
-};
-/** Commands whose operands are written (Edit rules): value = which operands. */
-const WRITERS: Record<string, "all" | "last" | "rest"> = { tee: "all", touch: "all", mkdir: "all", rm: "all", rmdir: "all", truncate: "all", mv: "all", cp: "last", ln: "last", install: "last", chmod: "rest", chown: "rest", chgrp: "rest", shred: "all", unlink: "all" };
-const EDIT_OPS = new Set(["mkdir", "touch", "mv", "cp"]);
-
-/** Long-option synonyms of short flags, for flag-set matching of deny rules (`rm --recursive --force` ≡ `rm -rf`). */
-export const LONG_FLAGS: Record<string, Record<string, string>> = {
-  rm: { "--recursive": "r", "--force": "f", R: "r", "--dir": "d" },
-  cp: { "--recursive": "r", R: "r", "--force": "f" },
-  chmod: { "--recursive": "R" },
-  chown: { "--recursive": "R" },
-  "git push": { "--force": "f" },
-  "git clean": { "--force": "f" },
-  "git reset": {},
-};
-
-const NULL_DEVICES = /^\/dev\/(null|stdout|stderr|tty|fd\/\d+)$/;
-
+/** Segments of a command line (cached per command and cwd; the result is shared — never mutate it). */
 export function analyzeBash(command: string, cwd: string): BashFacts {
+  const key = `${cwd}\0${command}`;
+  const hit = factsCache.get(key);
+  if (hit) return hit;
+  const out = analyzeBashUncached(command, cwd);
+  factsCache.set(key, out);
+  if (factsCache.size > 500) factsCache.delete(factsCache.keys().next().value!);
+  return out;
+}
+
+function analyzeBashUncached(command: string, cwd: string): BashFacts {
   if (command.length > MAX_LEN) {
     const seg = crudeSegment(command, cwd, `the command is longer than ${MAX_LEN} characters`);
     return { ok: false, error: `command longer than ${MAX_LEN} characters`, segments: [seg, ...crudeInner(command, cwd)], command };
@@ -164,11 +88,19 @@ export function analyzeBash(command: string, cwd: string): BashFacts {
   }
   const segments: Segment[] = [];
   let dir = cwd;
+  // Literal variables set earlier in the command line (`c=rm; $c -rf /`): deny rules see their values.
+  const vars = new Map<string, string>();
   for (const sc of a.commands) {
-    const made = segmentsOf(sc, dir, cwd, 0);
+    if (!sc.words.length || sc.decl) for (const as of sc.assigns) vars.set(as.name, literalValue(as.raw.slice(as.raw.indexOf("=") + 1)));
+    const made = segmentsOf(sc, dir, cwd, 0, vars);
     segments.push(...made);
     const head = made[0];
-    if (head && !head.inner && head.words[0] === "cd") dir = cdTarget(head.words[1], dir);
+    if (head && !head.inner && (head.words[0] === "cd" || head.words[0] === "pushd")) {
+      // A directory we cannot know statically (`cd $X`, `cd -`): later relative paths resolve from "/",
+      // i.e. outside every working directory (never auto-approved), and are also checked from cwd.
+      const arg = sc.words.find((w, k) => k > 0 && !w.value.startsWith("-") || (k > 0 && w.value === "-"));
+      dir = !arg ? cdTarget(undefined, dir) : arg.dynamic || arg.value === "-" ? "/" : cdTarget(arg.value, dir);
+    }
   }
   const extra = a.redirects.map((r) => redirectRef(r, dir)).filter((x): x is PathRef => !!x);
   if (extra.length) {
@@ -213,7 +145,7 @@ function crudeInner(command: string, dir: string): Segment[] {
 }
 
 /** One simple command → its segment, plus inner segments for commands it runs. */
-function segmentsOf(sc: SimpleCommand, dir: string, cwd: string, depth: number): Segment[] {
+function segmentsOf(sc: SimpleCommand, dir: string, cwd: string, depth: number, vars?: ReadonlyMap<string, string>): Segment[] {
   const redirectWrites: PathRef[] = [];
   const reads: PathRef[] = [];
   for (const r of sc.redirects) {
@@ -241,11 +173,19 @@ function segmentsOf(sc: SimpleCommand, dir: string, cwd: string, depth: number):
   const shells: string[] = [];
   let unallowable: string | undefined;
   let extraAssigns: string[] = [];
+  // Variables whose value is a command the program will run (`GIT_SSH_COMMAND='rm -rf /' git fetch`).
+  for (const a of sc.assigns) if (COMMAND_VARS.has(a.name)) shells.push(literalValue(a.raw.slice(a.raw.indexOf("=") + 1)) || a.raw.slice(a.raw.indexOf("=") + 1));
   // Strip wrappers (and remember what they hid).
   let i = 0;
   for (let guard = 0; guard < 8 && i < fullWords.length; guard++) {
     const w = fullWords[i]!;
     if (w.dynamic) break;
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(w.value)) {
+      // `timeout 5 FOO=1 cmd`: not an assignment to the shell, but never let it hide `cmd` from deny rules.
+      extraAssigns = [...extraAssigns, w.value];
+      i++;
+      continue;
+    }
     const name = base(w.value);
     if (!WRAPPERS.has(name)) break;
     const j = skipWrapper(name, fullWords, i, (e) => (extraAssigns = [...extraAssigns, e]), (why) => (unallowable ??= why), inner, shells);
@@ -266,7 +206,16 @@ function segmentsOf(sc: SimpleCommand, dir: string, cwd: string, depth: number):
   const vals = words.map((w) => w.value);
   const head = words[0]!;
   const name = head.dynamic ? "" : base(head.value);
-  if (head.dynamic) unallowable ??= "the command name is computed at run time";
+  if (head.dynamic) {
+    unallowable ??= "the command name is computed at run time";
+    const v = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(head.raw);
+    const known = v ? vars?.get(v[1]!) : undefined;
+    if (known) inner.push([...known.split(/\s+/).filter(Boolean).map(lit), ...words.slice(1)]);
+  } else if (!head.quoted && /\{[^{}]*,[^{}]*\}/.test(head.value)) {
+    // `{rm,-rf,/}` is `rm -rf /` after brace expansion.
+    unallowable ??= "the command name comes from brace expansion";
+    inner.push(words.flatMap((w) => (w.quoted || w.dynamic ? [w] : expandBraces(w.value).map(lit))));
+  }
   if (sc.decl && sc.assigns.some((a) => !SAFE_ENV.has(a.name) && !/^[a-z_][a-z0-9_]*$/.test(a.name))) unallowable ??= "it exports variables that change later commands";
 
   // Shells and code runners.
@@ -275,6 +224,17 @@ function segmentsOf(sc: SimpleCommand, dir: string, cwd: string, depth: number):
     if (c > 0) {
       unallowable ??= `it runs another shell (${name} -c)`;
       if (words[c + 1]) shells.push(words[c + 1]!.value);
+    } else if (!words.slice(1).some((w) => !w.value.startsWith("-")) || words.some((w) => /^-[a-z]*s[a-z]*$/.test(w.value))) {
+      unallowable ??= `${name} runs commands read from its input`;
+    }
+  } else if (name === "git" && words.some((w) => w.value === "-c")) {
+    // `git -c core.pager='rm -rf /' log`, `git -c alias.x='!sh -c …' x`: config values that are commands.
+    for (let k = 1; k + 1 < words.length && words[k]!.value.startsWith("-"); k++) {
+      const m = words[k]!.value === "-c" ? GIT_COMMAND_CONFIG.exec(words[k + 1]!.value) : null;
+      if (m) {
+        unallowable ??= `git -c ${m[1]} sets a command git will run`;
+        shells.push(m[2]!.replace(/^!/, ""));
+      }
     }
   } else if (name === "eval") {
     unallowable ??= "eval runs a string as a command";
@@ -380,7 +340,11 @@ function innerSegments(inner: ShellWord[][], shells: string[], dir: string, cwd:
       out.push(...crudeInner(src, dir));
       continue;
     }
-    for (const c of sub.commands) for (const s of segmentsOf(c, dir, cwd, depth + 1)) out.push({ ...s, inner: true });
+    const vars = new Map<string, string>();
+    for (const c of sub.commands) {
+      if (!c.words.length || c.decl) for (const as of c.assigns) vars.set(as.name, literalValue(as.raw.slice(as.raw.indexOf("=") + 1)));
+      for (const s of segmentsOf(c, dir, cwd, depth + 1, vars)) out.push({ ...s, inner: true });
+    }
   }
   return out;
 }
@@ -459,166 +423,34 @@ function skipOptions(ws: ShellWord[], from: number, argOpts: string): ShellWord[
   return ws.slice(k);
 }
 
-function readOnlyCommand(name: string, vals: string[]): boolean {
-  if (name === "git") {
-    let k = 1;
-    while (k < vals.length && vals[k]!.startsWith("-")) {
-      if (/^-(C|c)$/.test(vals[k]!)) return false; // -C dir / -c config may change what runs
-      k++;
-    }
-    const sub = vals[k] ?? "";
-    const rest = vals.slice(k + 1);
-    if (GIT_READ_ONLY.has(sub)) return !rest.some((r) => /^--(output|ext-diff)/.test(r) || r === "-o");
-    if (sub === "branch") return rest.every((r) => /^(-a|-r|-v|-vv|--list|-l|--show-current|--all|--remotes|--contains|--merged|--no-merged)$/.test(r));
-    if (sub === "tag") return rest.every((r) => /^(-l|--list|-n\d*)$/.test(r));
-    if (sub === "remote") return rest.every((r) => /^(-v|--verbose|show|get-url)$/.test(r) || !r.startsWith("-")) && !rest.some((r) => /^(add|remove|rm|rename|set-url|prune|set-head|set-branches|update)$/.test(r));
-    if (sub === "stash") return rest[0] === "list" || rest[0] === "show";
-    if (sub === "config") return rest.some((r) => /^(--get|--get-all|--list|-l|--get-regexp)$/.test(r));
-    return false;
-  }
-  if (!READ_ONLY.has(name)) return false;
-  if (name === "find") return !vals.some((v) => /^-(exec|execdir|ok|okdir|delete|fprint|fprint0|fprintf|fls)$/.test(v));
-  if (name === "sort") return !vals.some((v) => /^(-o|--output)/.test(v));
-  if (name === "env") return vals.length === 1;
-  if (name === "uniq" || name === "xxd") return vals.slice(1).filter((v) => !v.startsWith("-")).length <= 1;
-  return true;
-}
-
-function fileArgs(name: string, words: ShellWord[], dir: string): { reads: PathRef[]; writes: PathRef[] } {
-  const reads: PathRef[] = [];
-  const writes: PathRef[] = [];
-  const rd = READERS[name];
-  const wr = WRITERS[name];
-  if (!rd && !wr && name !== "sed" && name !== "dd") return { reads, writes };
-  const operands: ShellWord[] = [];
-  let patternGiven = false;
-  let inPlace = false;
-  let endOpts = false;
-  for (let k = 1; k < words.length; k++) {
-    const w = words[k]!;
-    const a = w.value;
-    if (!endOpts && a === "--") {
-      endOpts = true;
-      continue;
-    }
-    if (name === "dd") {
-      const m = /^(if|of)=(.*)$/.exec(a);
-      if (m) (m[1] === "if" ? reads : writes).push({ ...ref(w, dir), path: m[2]! });
-      continue;
-    }
-    if (!endOpts && a.startsWith("-") && a.length > 1 && !(name === "find" && k > 1)) {
-      if (a.startsWith("--")) {
-        const m = /^--(file|regexp|expression|output)=(.*)$/.exec(a);
-        if (m && (m[1] === "file" || (m[1] === "output" && name === "sort"))) (m[1] === "file" ? reads : writes).push({ ...ref(w, dir), path: m[2]! });
-        if (m && (m[1] === "regexp" || m[1] === "expression")) patternGiven = true;
-        if (name === "sed" && a.startsWith("--in-place")) inPlace = true;
-        continue;
-      }
-      if (name === "sed" && /^-[a-zA-Z]*i/.test(a)) inPlace = true;
-      const letters = a.slice(1);
-      for (let c = 0; c < letters.length; c++) {
-        const ch = letters[c]!;
-        if (rd?.argOpts?.includes(ch)) {
-          if (ch === "e" || (ch === "f" && rd.fileOpts?.includes("f"))) patternGiven = true;
-          const attached = letters.slice(c + 1);
-          const valWord = attached ? { ...w, value: attached } : words[++k];
-          if (valWord && rd.fileOpts?.includes(ch)) reads.push(ref(valWord, dir));
-          if (valWord && name === "sort" && ch === "o") writes.push(ref(valWord, dir));
-          break;
-        }
-      }
-      continue;
-    }
-    if (name === "find" && k > 1 && a.startsWith("-")) break;
-    operands.push(w);
-  }
-  let ops = operands;
-  if (rd?.pattern && !patternGiven) ops = ops.slice(1);
-  if (name === "sed" && inPlace) writes.push(...ops.map((w) => ref(w, dir)));
-  if (rd) reads.push(...ops.map((w) => ref(w, dir)));
-  if (wr) {
-    const pick = wr === "all" ? operands : wr === "last" ? operands.slice(-1) : operands.slice(1);
-    writes.push(...pick.map((w) => ref(w, dir)));
-    if (wr === "last") reads.push(...operands.slice(0, -1).map((w) => ref(w, dir)));
-  }
-  if ((name === "uniq" || name === "xxd") && ops.length > 1) writes.push(ref(ops[1]!, dir));
-  return { reads: reads.filter((r) => r.path !== "-" && !NULL_DEVICES.test(r.path)), writes: writes.filter((r) => !NULL_DEVICES.test(r.path)) };
-}
-
 function textOf(sc: SimpleCommand, words: ShellWord[], raw: boolean): string {
   const env = sc.assigns.filter((a) => !SAFE_ENV.has(a.name)).map((a) => a.raw);
   return [...env, ...words.map((w) => (raw ? w.raw : w.value))].join(" ");
 }
 
+function lit(value: string): ShellWord {
+  return { value, raw: value, dynamic: false, quoted: false };
+}
+
+/** A variable's value as the shell would see it, for simple literal assignments (else ""). */
+function literalValue(raw: string): string {
+  if (/^'[^']*'$/.test(raw)) return raw.slice(1, -1);
+  if (/^"[^"$`\\]*"$/.test(raw)) return raw.slice(1, -1);
+  return /^[^$`'"\\(){}]*$/.test(raw) ? raw : "";
+}
+
+/** Bash brace expansion of one unquoted word into words (`{a,b}c` → `ac bc`; no nesting, ≤ 64 words). */
+export function expandBraces(word: string): string[] {
+  const m = /\{([^{}]*,[^{}]*)\}/.exec(word);
+  if (!m) return [word];
+  const pre = word.slice(0, m.index);
+  const post = word.slice(m.index + m[0].length);
+  const out: string[] = [];
+  for (const alt of m[1]!.split(",")) for (const rest of expandBraces(post)) if (out.length < 64) out.push(pre + alt + rest);
+  return out.filter((w) => w !== "");
+}
+
 function base(cmd: string): string {
   const i = cmd.lastIndexOf("/");
   return i >= 0 ? cmd.slice(i + 1) : cmd;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Bash rule patterns
-
-export interface BashPattern {
-  /** Anchored regex over a segment's text. */
-  re: RegExp;
-  /** No `*`: an exact command (may approve segments a prefix rule never may). */
-  exact: boolean;
-  /** Flag-set form for deny/ask (`rm -rf *` → head ["rm"], flags {r,f}, rest pattern). */
-  flagForm?: { head: string[]; flags: Set<string>; rest?: RegExp };
-}
-
-/** `Bash(spec)`: `*` matches anything (spaces too); a trailing ` *` or legacy `:*` also matches the bare command. */
-export function compileBashPattern(spec: string, caseInsensitive = false): BashPattern {
-  let s = spec.trim().replace(/\s+/g, " ");
-  if (s.endsWith(":*")) s = `${s.slice(0, -2)} *`;
-  const re = globToRegex(s, caseInsensitive);
-  const exact = !s.includes("*");
-  return { re, exact, flagForm: flagFormOf(s, caseInsensitive) };
-}
-
-export function globToRegex(s: string, ci = false): RegExp {
-  let body = "";
-  let tail = "";
-  let src = s;
-  if (src.endsWith(" *")) {
-    src = src.slice(0, -2);
-    tail = "(?: .*)?";
-  }
-  for (const ch of src) body += ch === "*" ? ".*" : ch.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`^${body}${tail}$`, ci ? "si" : "s");
-}
-
-function flagFormOf(s: string, ci: boolean): BashPattern["flagForm"] {
-  const ws = s.split(" ");
-  const head: string[] = [];
-  let k = 0;
-  while (k < ws.length && !ws[k]!.startsWith("-") && !ws[k]!.includes("*")) head.push(ws[k++]!);
-  const flags = new Set<string>();
-  while (k < ws.length && /^-[A-Za-z]+$|^--[a-z][a-z-]*$/.test(ws[k]!)) {
-    const f = ws[k++]!;
-    const syn = LONG_FLAGS[head.join(" ")] ?? LONG_FLAGS[head[0] ?? ""] ?? {};
-    if (f.startsWith("--")) flags.add(syn[f] ?? f);
-    else for (const c of f.slice(1)) flags.add(syn[c] ?? c);
-  }
-  if (!head.length || !flags.size) return undefined;
-  const restText = ws.slice(k).join(" ");
-  return { head, flags, rest: restText && restText !== "*" ? globToRegex(restText, ci) : undefined };
-}
-
-/** Deny/ask flag-set match: same head words, a superset of the rule's flags (in any order/grouping), the rest matching. */
-export function flagFormMatches(ff: NonNullable<BashPattern["flagForm"]>, words: string[]): boolean {
-  if (words.length < ff.head.length) return false;
-  for (let i = 0; i < ff.head.length; i++) if ((i === 0 ? base(words[i]!) : words[i]) !== ff.head[i]) return false;
-  const syn = LONG_FLAGS[ff.head.join(" ")] ?? LONG_FLAGS[ff.head[0]!] ?? {};
-  const have = new Set<string>();
-  const operands: string[] = [];
-  let end = false;
-  for (const w of words.slice(ff.head.length)) {
-    if (!end && w === "--") end = true;
-    else if (!end && /^-[A-Za-z]+$/.test(w)) for (const c of w.slice(1)) have.add(syn[c] ?? c);
-    else if (!end && w.startsWith("--")) have.add(syn[w.replace(/=.*$/, "")] ?? w.replace(/=.*$/, ""));
-    else operands.push(w);
-  }
-  for (const f of ff.flags) if (!have.has(f)) return false;
-  return ff.rest ? ff.rest.test(operands.join(" ")) : true;
 }

@@ -10,7 +10,7 @@
 import { flag, type Decision, type Tool } from "../../core/index.ts";
 import type { Segment } from "./bash.ts";
 import { insideDirs, protectedReason, type ResolvedPath } from "./paths.ts";
-import { callFacts, ruleHit, segmentAllowedBy, suspectHit, type CallFacts } from "./match.ts";
+import { callFacts, ruleHit, segmentAllowedBy, suspectHit, type CallFacts, type Hit } from "./match.ts";
 import { EDIT_TOOLS, READ_TOOLS } from "./rule.ts";
 import { where, type RuleEntry, type RuleSet } from "./rules.ts";
 
@@ -35,11 +35,12 @@ export function factsFor(call: CallView & { key?: object }): CallFacts {
   return facts;
 }
 
-function fromRule(e: RuleEntry, behavior: Decision["behavior"], what: string | undefined, explicit = true): Decision {
+function fromRule(e: RuleEntry, behavior: Decision["behavior"], hit: Hit | undefined, explicit = true): Decision {
+  const what = hit?.what;
   const verb = e.behavior === "deny" ? "denies" : e.behavior === "ask" ? "asks for" : "allows";
   return {
     behavior,
-    reason: `${e.behavior} rule "${e.source}" ${verb} ${what ? `\`${what}\`` : "this tool"} (${where(e)})`,
+    reason: `${e.behavior} rule "${e.source}" ${verb} ${what ? `\`${what}\`` : "this tool"}${hit?.via ? ` in \`${hit.via}\`` : ""} (${where(e)})`,
     rule: e.source,
     plugin: e.plugin,
     file: e.file,
@@ -50,7 +51,7 @@ function fromRule(e: RuleEntry, behavior: Decision["behavior"], what: string | u
 export function denyDecision(rs: RuleSet, call: CallView, f: CallFacts): Decision | undefined {
   for (const e of rs.deny) {
     const hit = ruleHit(e.rule, f, "deny", e.rulesRoot);
-    if (hit) return fromRule(e, "deny", hit.what);
+    if (hit) return fromRule(e, "deny", hit);
   }
   return undefined;
 }
@@ -78,7 +79,7 @@ export function rulesDecision(rs: RuleSet, call: CallView, f: CallFacts): Decisi
 
   for (const e of rs.ask) {
     const hit = ruleHit(e.rule, f, "ask", e.rulesRoot);
-    if (hit) return ask(fromRule(e, "ask", hit.what));
+    if (hit) return ask(fromRule(e, "ask", hit));
   }
   // Deny rules must see through unknown wrappers: a hit after an unknown program asks (never auto-approved).
   if (f.bash) {
@@ -117,7 +118,7 @@ export function rulesDecision(rs: RuleSet, call: CallView, f: CallFacts): Decisi
   }
   for (const e of rs.allow) {
     const hit = ruleHit(e.rule, f, "allow", e.rulesRoot);
-    if (hit) return fromRule(e, "allow", hit.what, false);
+    if (hit) return fromRule(e, "allow", hit, false);
   }
   if (mode === "acceptEdits" && EDIT_TOOLS.has(f.tool) && f.paths?.length && f.paths.every((p) => insideDirs(p, workDirs(rs, call.cwd)))) {
     return { behavior: "allow", reason: "acceptEdits mode allows edits inside the working directories", rule: "mode: acceptEdits", plugin: PLUGIN_NAME };

@@ -18,8 +18,12 @@ import { runExamples } from "./examples.ts";
 import { EDIT_TOOLS, READ_TOOLS } from "./rule.ts";
 import { collectRules, makeEntry, unknownToolWarnings, where, type RuleEntry, type RuleSet } from "./rules.ts";
 
-/** build.permission: the last word — dontAsk denies, otherwise an ask that explains what no rule covered. */
-export const PERMISSION_STAGE_FALLBACK = PERMISSION_STAGE_TOOL + 900;
+/**
+ * build.permission: the last word, after every other plugin's taps — dontAsk denies, otherwise an ask
+ * (not explicit, so a PreToolUse allow may still skip it) that says what no rule covered, instead of
+ * the core's generic "no rule allows this call".
+ */
+export const PERMISSION_STAGE_FALLBACK = 10_000;
 
 export default definePlugin({
   name: PLUGIN_NAME,

@@ -12,11 +12,12 @@
 import path from "node:path";
 import { globSync } from "tinyglobby";
 import { analyzeBash, flagFormMatches, type BashFacts, type PathRef, type Segment } from "./bash.ts";
-import { compilePathPattern, pathHits, resolvePath, type Behavior, type PathMatcher, type ResolvedPath } from "./paths.ts";
+import { compilePathPattern, expandHome, isInside, pathHits, resolvePath, type Behavior, type PathMatcher, type ResolvedPath } from "./paths.ts";
 import { BASH_TOOLS, EDIT_TOOLS, READ_TOOLS, canonicalTool, parseRule as parse, toolMatches, type ParsedRule } from "./rule.ts";
 
 export { formatRule, isBlanket, lintRule, toolMatches, canonicalTool, KNOWN_TOOLS, type ParsedRule } from "./rule.ts";
 export type { Behavior } from "./paths.ts";
+export { analyzeBash, type BashFacts, type Segment } from "./bash.ts";
 
 export interface MatchCall {
   toolName: string;
@@ -54,6 +55,8 @@ export interface CallFacts {
   segWrites?: Map<Segment, ResolvedPath[]>;
   /** Bash: resolved output-redirection targets, per segment (also part of segWrites). */
   segRedirects?: Map<Segment, ResolvedPath[]>;
+  /** Grep `glob` / Glob `pattern` as a path, for deny/ask only. */
+  searchGlobs?: ResolvedPath[];
   host?: string;
 }
 
@@ -80,6 +83,12 @@ export function callFacts(toolName: string, input: unknown, cwd: string): CallFa
     for (const k of PATH_FIELDS) if (typeof inp[k] === "string" && inp[k]) ps.push(resolvePath(inp[k] as string, cwd));
     if (!ps.length && (tool === "Grep" || tool === "Glob" || tool === "LS")) ps.push(resolvePath(".", cwd));
     f.paths = ps;
+    // Grep's `glob` / Glob's `pattern` narrow the search to files a deny rule may name (`glob: ".env"`).
+    const g = tool === "Grep" ? inp.glob : tool === "Glob" ? inp.pattern : undefined;
+    if (typeof g === "string" && g && !g.startsWith("!")) {
+      const abs = path.resolve(ps[0]?.abs ?? cwd, g);
+      f.searchGlobs = [{ abs, real: abs }];
+    }
   }
   if (tool === "WebFetch" && typeof inp.url === "string") f.host = hostOf(inp.url);
   return f;
@@ -99,9 +108,12 @@ function resolveRef(r: PathRef, cwd: string): ResolvedPath[] {
   if (r.dynamic) return [];
   const out = [resolvePath(r.path, r.base)];
   if (r.base !== cwd && !path.isAbsolute(r.path)) out.push(resolvePath(r.path, cwd));
-  if (r.glob) {
+  // Expand globs the way the shell will (dotfiles included, to be safe), but bounded: a recursive
+  // pattern is only walked inside the working directory, never through node_modules or .git.
+  const recursive = r.path.includes("**");
+  if (r.glob && (!recursive || isInside(path.resolve(r.base, expandHome(r.path.slice(0, r.path.indexOf("**")))), cwd))) {
     try {
-      const hits = globSync(r.path, { cwd: r.base, dot: true, absolute: true, onlyFiles: false, expandDirectories: false });
+      const hits = globSync(expandHome(r.path), { cwd: r.base, dot: true, absolute: true, onlyFiles: false, expandDirectories: false, deep: recursive ? 8 : undefined, ignore: recursive ? ["**/node_modules/**", "**/.git/**"] : undefined });
       for (const h of hits.slice(0, 500)) out.push(resolvePath(h, r.base));
     } catch {
       /* an unreadable directory: the literal stays */
@@ -145,6 +157,8 @@ export function suspectHit(r: ParsedRule, s: Segment): string | undefined {
 export interface Hit {
   /** What matched: a segment's text, a path, a host. */
   what?: string;
+  /** The Bash part a path came from. */
+  via?: string;
 }
 
 /**
@@ -168,6 +182,7 @@ export function ruleHit(r: ParsedRule, f: CallFacts, behavior: Behavior, root: s
       return s ? { what: s.text } : undefined;
     }
     case "path": {
+      if (!f.paths && !f.bash) return undefined;
       const m = () => pathMatcher(r, f.cwd, root, behavior);
       const viaFamily =
         toolMatches(r, tool) ||
@@ -175,14 +190,14 @@ export function ruleHit(r: ParsedRule, f: CallFacts, behavior: Behavior, root: s
         (!r.onlyTool && behavior !== "allow" && r.family === "read" && EDIT_TOOLS.has(tool)) ||
         (!r.onlyTool && behavior === "allow" && r.family === "edit" && READ_TOOLS.has(tool));
       if (viaFamily && f.paths) {
-        const p = f.paths.find((x) => pathHits(m(), x, behavior));
+        const p = f.paths.find((x) => pathHits(m(), x, behavior)) ?? (behavior !== "allow" ? f.searchGlobs?.find((x) => m().test(x.abs)) : undefined);
         return p ? { what: p.abs } : undefined;
       }
       if (f.bash && !r.onlyTool && behavior !== "allow") {
         for (const s of f.bash.segments) {
           const ps = [...(r.family === "read" ? f.segReads!.get(s) ?? [] : []), ...(f.segWrites!.get(s) ?? [])];
           const p = ps.find((x) => pathHits(m(), x, behavior));
-          if (p) return { what: `${p.abs} (in \`${s.text}\`)` };
+          if (p) return { what: p.abs, via: s.text };
         }
       }
       return undefined;
@@ -230,4 +245,30 @@ export function matchesRule(rule: string | ParsedRule, call: MatchCall, ctx: { c
   const cwd = path.resolve(ctx.cwd);
   const f = callFacts(call.toolName, call.input, cwd);
   return !!ruleHit(r, f, ctx.behavior ?? "deny", ctx.rulesRoot ? path.resolve(ctx.rulesRoot) : cwd);
+}
+
+/**
+ * Claude Code's per-handler hook `if` (formats.md §3.3), for the command-hooks plugin: one rule, any
+ * Bash subcommand; an unparseable command **fails open** (the hook runs); a pattern more specific than
+ * the command name also runs when the command has `$()`, backticks or `$VAR`; single-segment
+ * `dir/**` path patterns are anchored to cwd (2.1.214+). Only the tool's own family is matched.
+ */
+export function matchesHookIf(rule: string | ParsedRule, call: MatchCall, ctx: { cwd: string; rulesRoot?: string }): boolean {
+  const r = typeof rule === "string" ? parseRule(rule) : rule;
+  const cwd = path.resolve(ctx.cwd);
+  const root = ctx.rulesRoot ? path.resolve(ctx.rulesRoot) : cwd;
+  const f = callFacts(call.toolName, call.input, cwd);
+  if (r.kind === "bash") {
+    if (!toolMatches(r, f.tool) || !f.bash) return false;
+    if (!f.bash.ok) return true;
+    const specific = /\S\s+\S/.test((r.specifier ?? "").replace(/:\*$/, " *").replace(/\s*\*$/, ""));
+    if (specific && /\$\(|`|\$[A-Za-z_{]/.test(f.bash.command)) return true;
+    return !!ruleHit(r, f, "ask", root);
+  }
+  if (r.kind === "path") {
+    if (!toolMatches(r, f.tool) || !f.paths) return false;
+    const m = pathMatcher(r, f.cwd, root, "allow");
+    return f.paths.some((p) => m.test(p.abs) || m.test(p.real));
+  }
+  return !!ruleHit(r, f, "ask", root);
 }

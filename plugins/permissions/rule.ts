@@ -110,7 +110,9 @@ export function parseRule(input: string): ParsedRule {
   const s = spec;
   const param = /^([A-Za-z_][A-Za-z0-9_]+):(.*)$/s.exec(s.trim());
   if (BASH_TOOLS.has(tool) || tool === "PowerShell") {
-    if (param && BASH_PARAMS.has(param[1]!)) return { ...base, kind: "param", param: paramOf(param[1]!, param[2]!) };
+    // `Bash(run_in_background:true)` is a parameter rule; `Bash(git:*)` is the legacy prefix form;
+    // `Bash(command:rm)` names the primary field (ignored with a warning by lintRule).
+    if (param && (BASH_PARAMS.has(param[1]!) || (PRIMARY_FIELDS.has(param[1]!) && !s.trim().endsWith(":*")))) return { ...base, kind: "param", param: paramOf(param[1]!, param[2]!) };
     return { ...base, kind: "bash", bash: compileBashPattern(s, tool === "PowerShell") };
   }
   if (tool === "WebFetch") return { ...base, kind: "domain", domain: domainRegex(s.trim().slice(7)) };

@@ -81,79 +81,103 @@ export function analyzeShell(src: string): ShellAnalysis {
   return a;
 }
 
+/*
+ * mvdan-sh's public JS wrappers externalize every field access (~10-100 µs each); walking the AST
+ * through them costs milliseconds per command. We parse with the public API and then read the
+ * GopherJS objects behind it (`__internal_object__`): plain JS objects, slices as {$array,$offset,
+ * $length}, node types in `constructor.string`, strings as UTF-8 byte strings. The walk is generic
+ * over every pointer field, so no node kind (here-doc bodies, parameter expansions …) is skipped.
+ */
+type GoNode = any;
+const el = (sl: GoNode, i: number): GoNode => sl.$array[sl.$offset + i];
+const typeOf = (n: GoNode): string | undefined => n?.constructor?.string;
+const isNil = (n: GoNode): boolean => !n || typeof n !== "object" || n === n.constructor?.nil;
+const goStr = (x: string): string => (/[\x80-\xff]/.test(x) ? Buffer.from(x, "latin1").toString("utf8") : x);
+
+function walk(n: GoNode, visit: (n: GoNode, t: string) => void, depth = 0): void {
+  if (isNil(n) || depth > 200) return;
+  const t = typeOf(n);
+  if (!t || !t.startsWith("*syntax.")) return;
+  visit(n, t);
+  for (const k of Object.keys(n)) {
+    if (k === "$val") continue;
+    const v = n[k];
+    if (!v || typeof v !== "object") continue;
+    if ("$array" in v && "$length" in v) for (let i = 0; i < v.$length; i++) walk(el(v, i), visit, depth + 1);
+    else walk(v, visit, depth + 1);
+  }
+}
+
 function analyzeUncached(src: string): ShellAnalysis {
   const { syntax } = sh();
   parser ??= syntax.NewParser();
-  let file: any;
+  let file: GoNode;
   try {
-    file = parser.Parse(src, "");
+    file = parser.Parse(src, "").__internal_object__;
   } catch (e: any) {
     const msg = typeof e?.Error === "function" ? e.Error() : e?.message ?? String(e);
     return { ok: false, error: `cannot parse shell command: ${msg}`, commands: [], redirects: [] };
   }
   const buf = Buffer.from(src, "utf8");
-  const slice = (n: any) => buf.subarray(n.Pos().Offset(), n.End().Offset()).toString("utf8");
+  const slice = (n: GoNode) => buf.subarray(n.Pos().offs, n.End().offs).toString("utf8");
   const commands: SimpleCommand[] = [];
   const redirects: ShellRedirect[] = [];
-  const word = (w: any): ShellWord => wordOf(w, slice, syntax);
-  syntax.Walk(file, (node: any) => {
-    if (!node) return true;
-    const t = syntax.NodeType(node);
-    if (t === "Stmt") {
-      const cmd = node.Cmd;
-      const ct = cmd ? syntax.NodeType(cmd) : "";
-      const redirs: ShellRedirect[] = [];
-      for (let i = 0; i < node.Redirs.length; i++) {
-        const r = node.Redirs[i];
-        redirs.push({ op: REDIR_OPS[r.Op] ?? "?", fd: r.N ? r.N.Value : undefined, target: word(r.Word) });
-      }
-      if (ct === "CallExpr") {
-        const assigns: SimpleCommand["assigns"] = [];
-        for (let i = 0; i < cmd.Assigns.length; i++) {
-          const a = cmd.Assigns[i];
-          assigns.push({ name: a.Name ? a.Name.Value : "", raw: slice(a) });
-        }
-        const words: ShellWord[] = [];
-        for (let i = 0; i < cmd.Args.length; i++) words.push(word(cmd.Args[i]));
-        commands.push({ assigns, words, redirects: redirs });
-      } else if (ct === "DeclClause") {
-        const words: ShellWord[] = [{ value: cmd.Variant.Value, raw: cmd.Variant.Value, dynamic: false, quoted: false }];
-        const assigns: SimpleCommand["assigns"] = [];
-        for (let i = 0; i < cmd.Args.length; i++) {
-          const a = cmd.Args[i];
-          const raw = slice(a);
-          if (a.Name) assigns.push({ name: a.Name.Value, raw });
-          words.push({ value: raw, raw, dynamic: /[$`]/.test(raw), quoted: false });
-        }
-        commands.push({ assigns, words, redirects: redirs, decl: true });
-      } else if (redirs.length) redirects.push(...redirs);
+  const word = (w: GoNode): ShellWord => wordOf(w, slice);
+  walk(file, (node, t) => {
+    if (t !== "*syntax.Stmt") return;
+    const cmd = node.Cmd;
+    const ct = isNil(cmd) ? "" : typeOf(cmd);
+    const redirs: ShellRedirect[] = [];
+    for (let i = 0; i < node.Redirs.$length; i++) {
+      const r = el(node.Redirs, i);
+      redirs.push({ op: REDIR_OPS[r.Op] ?? "?", fd: isNil(r.N) ? undefined : goStr(r.N.Value), target: word(r.Word) });
     }
-    return true;
+    if (ct === "*syntax.CallExpr") {
+      const assigns: SimpleCommand["assigns"] = [];
+      for (let i = 0; i < cmd.Assigns.$length; i++) {
+        const a = el(cmd.Assigns, i);
+        assigns.push({ name: isNil(a.Name) ? "" : goStr(a.Name.Value), raw: slice(a) });
+      }
+      const words: ShellWord[] = [];
+      for (let i = 0; i < cmd.Args.$length; i++) words.push(word(el(cmd.Args, i)));
+      commands.push({ assigns, words, redirects: redirs });
+    } else if (ct === "*syntax.DeclClause") {
+      const variant = isNil(cmd.Variant) ? "declare" : goStr(cmd.Variant.Value);
+      const words: ShellWord[] = [{ value: variant, raw: variant, dynamic: false, quoted: false }];
+      const assigns: SimpleCommand["assigns"] = [];
+      for (let i = 0; i < cmd.Args.$length; i++) {
+        const a = el(cmd.Args, i);
+        const raw = slice(a);
+        if (!isNil(a.Name)) assigns.push({ name: goStr(a.Name.Value), raw });
+        words.push({ value: raw, raw, dynamic: /[$`]/.test(raw), quoted: false });
+      }
+      commands.push({ assigns, words, redirects: redirs, decl: true });
+    } else if (redirs.length) redirects.push(...redirs);
   });
   return { ok: true, commands, redirects };
 }
 
-function wordOf(w: any, slice: (n: any) => string, syntax: any): ShellWord {
-  if (!w) return { value: "", raw: "", dynamic: false, quoted: false };
+function wordOf(w: GoNode, slice: (n: GoNode) => string): ShellWord {
+  if (isNil(w)) return { value: "", raw: "", dynamic: false, quoted: false };
   const raw = slice(w);
   let value = "";
   let dynamic = false;
   let quoted = false;
-  for (let i = 0; i < w.Parts.length; i++) {
-    const p = w.Parts[i];
-    switch (syntax.NodeType(p)) {
-      case "Lit":
-        value += unescapeUnquoted(p.Value);
+  for (let i = 0; i < w.Parts.$length; i++) {
+    const p = el(w.Parts, i);
+    switch (typeOf(p)) {
+      case "*syntax.Lit":
+        value += unescapeUnquoted(goStr(p.Value));
         break;
-      case "SglQuoted":
+      case "*syntax.SglQuoted":
         quoted = true;
-        value += p.Dollar ? ansiC(p.Value) : p.Value;
+        value += p.Dollar ? ansiC(goStr(p.Value)) : goStr(p.Value);
         break;
-      case "DblQuoted":
+      case "*syntax.DblQuoted":
         quoted = true;
-        for (let j = 0; j < p.Parts.length; j++) {
-          const q = p.Parts[j];
-          if (syntax.NodeType(q) === "Lit") value += q.Value.replace(/\\([$`"\\])/g, "$1").replace(/\\\n/g, "");
+        for (let j = 0; j < p.Parts.$length; j++) {
+          const q = el(p.Parts, j);
+          if (typeOf(q) === "*syntax.Lit") value += goStr(q.Value).replace(/\\([$`"\\])/g, "$1").replace(/\\\n/g, "");
           else {
             dynamic = true;
             value += slice(q);
@@ -172,9 +196,15 @@ function unescapeUnquoted(s: string): string {
   return s.indexOf("\\") < 0 ? s : s.replace(/\\\n/g, "").replace(/\\(.)/gs, "$1");
 }
 
+/** `$'…'` strings: the escapes bash interprets (`$'\x72m'` is `rm`). */
 function ansiC(s: string): string {
-  const map: Record<string, string> = { n: "\n", t: "\t", r: "\r", "\\": "\\", "'": "'", '"': '"', a: "\x07", b: "\b", e: "\x1b", f: "\f", v: "\v" };
-  return s.replace(/\\(.)/g, (m, c: string) => map[c] ?? m);
+  const map: Record<string, string> = { n: "\n", t: "\t", r: "\r", "\\": "\\", "'": "'", '"': '"', "?": "?", a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", v: "\v" };
+  return s.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/g, (m, c: string) => {
+    if (/^[xuU]/.test(c) && c.length > 1) return String.fromCodePoint(parseInt(c.slice(1), 16));
+    if (/^[0-7]/.test(c)) return String.fromCharCode(parseInt(c, 8));
+    if (c.startsWith("c") && c.length === 2) return String.fromCharCode(c.charCodeAt(1) & 31);
+    return map[c] ?? m;
+  });
 }
 
 /** A last-resort split for commands the parser rejects: used only to look for deny matches. */
