@@ -3,7 +3,7 @@
  * config (`toolSets: { review: ["Read", "Grep"] }`, `toolSet: "review"`) keeps only its tools.
  * ToolSearch always stays, so deferred tools remain reachable.
  */
-import { definePlugin, flag, POOL_STAGE_MODE } from "../../core/index.ts";
+import { definePlugin, POOL_STAGE_MODE } from "../../core/index.ts";
 
 const PLUGIN_NAME = "modes";
 
@@ -15,7 +15,8 @@ export default definePlugin({
       const setName = cfg.toolSet;
       const set = setName ? cfg.toolSets?.[setName] : undefined;
       build.hooks.exclude.tap({ name: PLUGIN_NAME, stage: POOL_STAGE_MODE }, (tool) => {
-        if (build.mode === "plan" && !flag(tool.isReadOnly, {} as never, false) && tool.name !== "ToolSearch") {
+        // A tool whose read-only-ness depends on its input (Bash) stays; the permission stage decides per call.
+        if (build.mode === "plan" && typeof tool.isReadOnly !== "function" && !tool.isReadOnly && tool.name !== "ToolSearch") {
           return { name: tool.name, reason: "plan mode keeps read-only tools only", rule: "mode: plan", plugin: PLUGIN_NAME };
         }
         if (setName && !set) return undefined;

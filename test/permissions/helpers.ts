@@ -53,5 +53,5 @@ export function toolsPlugin(extra: Tool[] = []) {
 }
 
 export async function hostWith(cwd: string, permissions: Record<string, unknown>, opts: Partial<HostOptions> = {}): Promise<Host> {
-  return createHost({ cwd, config: { permissions: permissions as never }, plugins: [toolsPlugin()], debounceMs: 5, ...opts });
+  return createHost({ cwd, config: { permissions: permissions as never, disabledPlugins: ["builtin-tools", "tool-search", "mcp", "lsp", "watch"] }, plugins: [toolsPlugin()], debounceMs: 5, ...opts });
 }

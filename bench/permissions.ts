@@ -7,9 +7,9 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { LoadedPlugin } from "../../core/index.ts";
-import { evaluate } from "../../plugins/permissions/decide.ts";
-import { collectRules } from "../../plugins/permissions/rules.ts";
+import type { LoadedPlugin } from "../core/index.ts";
+import { evaluate } from "../plugins/permissions/decide.ts";
+import { collectRules } from "../plugins/permissions/rules.ts";
 
 const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolhost-perm-bench-")));
 fs.mkdirSync(path.join(cwd, "src"));
