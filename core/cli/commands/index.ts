@@ -4,5 +4,6 @@ import { tools } from "./tools.ts";
 import { explain } from "./explain.ts";
 import { check } from "./check.ts";
 import { call } from "./call.ts";
+import { hooks } from "./hooks.ts";
 
-export const commands: Command[] = [tools, explain, call, check];
+export const commands: Command[] = [tools, explain, call, check, hooks];
