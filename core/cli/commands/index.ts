@@ -4,6 +4,7 @@ import { tools } from "./tools.ts";
 import { explain } from "./explain.ts";
 import { check } from "./check.ts";
 import { call } from "./call.ts";
+import { searchCommand } from "./search.ts";
 import { hooks } from "./hooks.ts";
 
-export const commands: Command[] = [tools, explain, call, check, hooks];
+export const commands: Command[] = [tools, explain, call, check, searchCommand, hooks];

@@ -1,11 +1,37 @@
 import type { Command } from "../context.ts";
 import { flag } from "../../tool.ts";
 import type { Host } from "../../host.ts";
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import type { PoolSnapshot } from "../../pool.ts";
+
+/** The tokenizer the token columns use: an approximation of Claude's (which is not public). */
+export const TOKENIZER = "o200k_base (gpt-tokenizer; approximates Claude's tokenizer)";
+
+/**
+ * Tokens of each tool's definition as a provider sees it (its Anthropic JSON), eager and deferred totals.
+ * Same measure as plugins/tool-search/adapters.ts `toolTokens` (a test keeps them equal); kept here so
+ * core does not import plugin modules.
+ */
+export function poolTokens(pool: PoolSnapshot): { perTool: Map<string, number>; eager: number; deferred: number } {
+  const perTool = new Map<string, number>();
+  let eager = 0;
+  let deferred = 0;
+  for (const [list, isDeferred] of [[pool.tools, false], [pool.deferred, true]] as const) {
+    for (const t of list) {
+      const n = countTokens(JSON.stringify({ name: t.name, description: t.description, input_schema: t.inputSchema }));
+      perTool.set(t.name, n);
+      if (isDeferred) deferred += n;
+      else eager += n;
+    }
+  }
+  return { perTool, eager, deferred };
+}
 
 /** `toolhost tools`: the pool as the model sees it. The --json shape is a contract (test/cli.test.ts). */
 export function toolsJson(host: Host) {
   const pool = host.pool;
   const problems = host.problems();
+  const tok = poolTokens(pool);
   return {
     generation: pool.generation,
     fingerprint: pool.fingerprint,
@@ -15,7 +41,10 @@ export function toolsJson(host: Host) {
       plugin: t.plugin,
       deferred: pool.deferral.get(t.name)?.defer === true,
       readOnly: flag(t.isReadOnly, {} as never, false),
+      tokens: tok.perTool.get(t.name) ?? 0,
     })),
+    /** Tokens of the tool definitions (o200k approximation): what the eager tools cost every turn vs what deferral keeps out. */
+    tokens: { eager: tok.eager, deferred: tok.deferred },
     excluded: pool.excluded.map((x) => ({ name: x.name, reason: x.reason, rule: x.rule ?? null, plugin: x.plugin ?? null, file: x.file ?? null })),
     errors: problems.filter((p) => p.severity === "error").map((p) => ({ plugin: p.plugin, file: p.file ?? null, path: p.path ?? null, message: p.message })),
     warnings: problems.filter((p) => p.severity === "warning").map((p) => ({ plugin: p.plugin, file: p.file ?? null, path: p.path ?? null, message: p.message })),
@@ -39,8 +68,8 @@ export const tools: Command = {
         ctx.io.out(JSON.stringify(j, null, 2));
         return 0;
       }
-      const rows = [["NAME", "ORIGIN", "PLUGIN", "STATUS", "READ-ONLY"]];
-      for (const t of j.tools) rows.push([t.name, t.origin, t.plugin, t.deferred ? "deferred" : "loaded", t.readOnly ? "yes" : "no"]);
+      const rows = [["NAME", "ORIGIN", "PLUGIN", "STATUS", "READ-ONLY", "TOKENS"]];
+      for (const t of j.tools) rows.push([t.name, t.origin, t.plugin, t.deferred ? "deferred" : "loaded", t.readOnly ? "yes" : "no", String(t.tokens)]);
       ctx.io.out(table(rows));
       if (j.excluded.length) {
         ctx.io.out("\nExcluded:");
@@ -51,6 +80,7 @@ export const tools: Command = {
         for (const e of j.errors) ctx.io.out(`  [${e.plugin}] ${e.file ?? ""}${e.path ? ` ${e.path}` : ""}: ${e.message}`);
       }
       const loaded = j.tools.filter((t) => !t.deferred).length;
+      ctx.io.out(`\nTokens (${TOKENIZER}): ${j.tokens.eager} eager (sent every turn), ${j.tokens.deferred} deferred (names only until ToolSearch loads them)`);
       ctx.io.out(
         `\n${j.tools.length} tools: ${loaded} loaded, ${j.tools.length - loaded} deferred, ${j.excluded.length} excluded, ${j.errors.length} errors, ${j.warnings.length} warnings · generation ${j.generation} · fingerprint ${j.fingerprint.slice(0, 12)}`,
       );

@@ -1,0 +1,213 @@
+/**
+ * bench/toolsearch: retrieval quality of ToolSearch's ranking against a plain BM25 baseline computed
+ * in the same run, on three public sets (../shared/bench), plus index build time and query latency at
+ * 10,000 tools and turn-one tokens with vs without deferral.
+ *
+ *   node bench/run.mjs toolsearch            # report
+ *   node bench/run.mjs toolsearch --ablate   # also: each ranking technique switched off in turn
+ *   node bench/run.mjs toolsearch --json     # machine-readable
+ */
+import os from "node:os";
+import { ToolIndex, DEFAULT_OPTIONS, PLAIN_BM25, type RankOptions, type SearchDoc } from "../../plugins/tool-search/rank.ts";
+import { countTokens, anthropicToolsTokens, deferredAnnouncement } from "../../plugins/tool-search/adapters.ts";
+import { TOOL_SEARCH_DEFINITION } from "../../plugins/tool-search/tool.ts";
+import { loadLiveMcpBench, loadMetaTool, loadMetaToolMulti, loadToolsearch, type BenchSet } from "./data.ts";
+
+interface Metrics {
+  n: number;
+  r1: number;
+  r5: number;
+  r10: number;
+  mrr: number;
+}
+
+function evaluate(set: BenchSet, index: ToolIndex): { all: Metrics; groups: Record<string, Record<string, Metrics>> } {
+  const idOf = set.idOf ?? ((n: string) => n);
+  const acc: Record<string, Metrics> = {};
+  const add = (key: string, m: Omit<Metrics, "n">) => {
+    const a = (acc[key] ??= { n: 0, r1: 0, r5: 0, r10: 0, mrr: 0 });
+    a.n++;
+    a.r1 += m.r1;
+    a.r5 += m.r5;
+    a.r10 += m.r10;
+    a.mrr += m.mrr;
+  };
+  for (const q of set.queries) {
+    const accept = new Set(q.acceptable ?? []);
+    const ranked: string[] = [];
+    for (const h of index.search(q.query, { limit: 60 })) {
+      const id = idOf(h.name);
+      if (accept.has(h.name) || accept.has(id) || ranked.includes(id)) continue;
+      ranked.push(id);
+    }
+    const gold = new Set(q.gold);
+    const rec = (k: number) => ranked.slice(0, k).filter((x) => gold.has(x)).length / gold.size;
+    const first = ranked.findIndex((x) => gold.has(x));
+    const m = { r1: rec(1), r5: rec(5), r10: rec(10), mrr: first >= 0 && first < 10 ? 1 / (first + 1) : 0 };
+    add("all", m);
+    for (const [k, v] of Object.entries(q.groups)) add(`${k}=${v}`, m);
+  }
+  const fin = (a: Metrics): Metrics => ({ n: a.n, r1: a.r1 / a.n, r5: a.r5 / a.n, r10: a.r10 / a.n, mrr: a.mrr / a.n });
+  const groups: Record<string, Record<string, Metrics>> = {};
+  for (const [k, v] of Object.entries(acc)) {
+    if (k === "all") continue;
+    const [g, val] = k.split("=") as [string, string];
+    (groups[g] ??= {})[val] = fin(v);
+  }
+  return { all: fin(acc.all!), groups };
+}
+
+const f = (x: number) => x.toFixed(3);
+const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : "∞");
+
+function report(set: BenchSet, ours: ReturnType<typeof evaluate>, base: ReturnType<typeof evaluate>, out: string[]): void {
+  out.push(`\n## ${set.name}: ${set.docs.length} tools, ${set.queries.length} queries${set.note ? ` (${set.note})` : ""}`);
+  out.push(`| slice | n | R@1 ours / bm25 | R@5 ours / bm25 (ratio) | R@10 ours / bm25 | MRR@10 ours / bm25 |`);
+  out.push(`|---|---|---|---|---|---|`);
+  const row = (label: string, a: Metrics, b: Metrics) =>
+    out.push(`| ${label} | ${a.n} | ${f(a.r1)} / ${f(b.r1)} | ${f(a.r5)} / ${f(b.r5)} (${ratio(a.r5, b.r5)}) | ${f(a.r10)} / ${f(b.r10)} | ${f(a.mrr)} / ${f(b.mrr)} |`);
+  row("all", ours.all, base.all);
+  for (const [g, vals] of Object.entries(ours.groups)) {
+    if (Object.keys(vals).length < 2) continue;
+    for (const [v, m] of Object.entries(vals).sort()) row(`${g}=${v}`, m, base.groups[g]![v]!);
+  }
+}
+
+/** 10,000 tools: the two MCP corpora replicated under renamed servers. */
+function synthesise(sets: BenchSet[], n: number): SearchDoc[] {
+  const src = sets.flatMap((s) => s.docs);
+  const out: SearchDoc[] = [];
+  for (let copy = 0; out.length < n; copy++) {
+    for (const d of src) {
+      if (out.length >= n) break;
+      const server = `${d.server ?? "srv"}-${copy}`;
+      out.push({ ...d, name: `mcp__${server}__${d.shortName}`, server });
+    }
+  }
+  return out;
+}
+
+function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+}
+
+export async function run(argv: string[] = []): Promise<unknown> {
+  const t0 = performance.now();
+  const json = argv.includes("--json");
+  const ablate = argv.includes("--ablate");
+  const out: string[] = ["# ToolSearch retrieval benchmark", "", "ours = plugins/tool-search/rank.ts defaults; bm25 = plain BM25 (k1 1.2, b 0.75) over name + description, lower-case words, computed in this run."];
+  const sets = [loadToolsearch(), loadLiveMcpBench(), loadMetaTool(), loadMetaToolMulti()];
+  const results: Record<string, unknown> = {};
+  const scaleOut: string[] = [];
+  // Scale: 10,000 tools.
+  const big = synthesise([sets[0]!, sets[1]!], 10_000);
+  const builds: number[] = [];
+  const buildsCpu: number[] = [];
+  let idx!: ToolIndex;
+  for (let i = 0; i < 7; i++) {
+    const t = performance.now();
+    const c = process.cpuUsage();
+    idx = new ToolIndex(big);
+    const cd = process.cpuUsage(c);
+    builds.push(performance.now() - t);
+    buildsCpu.push((cd.user + cd.system) / 1000);
+  }
+  const load = os.loadavg()[0]!;
+  const qs = [...sets[0]!.queries, ...sets[1]!.queries].map((q) => q.query);
+  for (const q of qs.slice(0, 20)) idx.search(q, { limit: 5 }); // warm
+  const lat: number[] = [];
+  const cpu0 = process.cpuUsage();
+  for (let r = 0; r < 3; r++)
+    for (const q of qs) {
+      const t = performance.now();
+      idx.search(q, { limit: 5 });
+      lat.push(performance.now() - t);
+    }
+  const cpuQ = process.cpuUsage(cpu0);
+  const queryCpuMsMean = (cpuQ.user + cpuQ.system) / 1000 / lat.length;
+  const shortLat: number[] = [];
+  for (let r = 0; r < 3; r++)
+    for (const q of sets[0]!.queries.map((x) => x.query)) {
+      const t = performance.now();
+      idx.search(q, { limit: 5 });
+      shortLat.push(performance.now() - t);
+    }
+  const scale = {
+    tools: big.length,
+    buildMsMedian: percentile(builds.slice(1), 50),
+    buildMsMin: Math.min(...builds),
+    buildCpuMsMedian: percentile(buildsCpu.slice(1), 50),
+    loadAverage: load,
+    cpus: os.cpus().length,
+    buildMsFirst: builds[0],
+    queryMsP50: percentile(lat, 50),
+    queryMsP95: percentile(lat, 95),
+    queryCpuMsMean,
+    queryMsP50ToolsearchQueries: percentile(shortLat, 50),
+  };
+  scaleOut.push(
+    `\n## Scale: ${scale.tools} tools (toolsearch + livemcpbench corpora replicated under renamed servers)`,
+    `index build: median ${scale.buildMsMedian.toFixed(1)} ms wall, best ${scale.buildMsMin.toFixed(1)} ms, median ${scale.buildCpuMsMedian.toFixed(1)} ms CPU (first, cold: ${scale.buildMsFirst!.toFixed(1)} ms) — target < 300 ms; machine load average ${load.toFixed(1)} on ${scale.cpus} CPUs`,
+    `query latency over ${lat.length} queries: p50 ${scale.queryMsP50.toFixed(3)} ms, p95 ${scale.queryMsP95.toFixed(3)} ms (toolsearch queries alone p50 ${scale.queryMsP50ToolsearchQueries.toFixed(3)} ms); mean CPU per query ${queryCpuMsMean.toFixed(3)} ms — target p50 < 2 ms`,
+  );
+
+
+  for (const set of sets) {
+    const baseDocs = set.docs.map((d) => ({ name: d.name, shortName: d.shortName, description: d.description }));
+    const ours = evaluate(set, new ToolIndex(set.docs));
+    const base = evaluate(set, new ToolIndex(baseDocs, PLAIN_BM25));
+    report(set, ours, base, out);
+    results[set.name] = { ours, bm25: base };
+    if (ablate) {
+      const variants: Array<[string, Partial<RankOptions>]> = [
+        ["no synonyms", { synonyms: 0 }],
+        ["no prefix", { prefix: 0 }],
+        ["no coverage", { coverage: 0 }],
+        ["no value chunks", { valueWeight: 1 }],
+        ["value weight 0", { valueWeight: 0 }],
+        ["no server boost", { serverBoost: 0 }],
+        ["server boost 1", { serverBoost: 1 }],
+        ["no name coverage", { nameCoverage: 0 }],
+        ["name coverage 1", { nameCoverage: 1 }],
+        ["name b 0.75", { b: { ...DEFAULT_OPTIONS.b, name: 0.75 } }],
+        ["name weight 5", { weights: { ...DEFAULT_OPTIONS.weights, name: 5 } }],
+        ["k1 2", { k1: 2 }],
+        ["synonyms 0.6", { synonyms: 0.6 }],
+        ["no stemming", { stemming: false }],
+        ["light stemming", { stemming: "light" }],
+        ["light stemming, prefix 0", { stemming: "light", prefix: 0 }],
+        ["light stemming, prefix 0.6", { stemming: "light", prefix: 0.6 }],
+        ["no params fields", { weights: { ...DEFAULT_OPTIONS.weights, params: 0, paramDesc: 0 } }],
+        ["no server field", { weights: { ...DEFAULT_OPTIONS.weights, server: 0 } }],
+        ["no lead field", { weights: { ...DEFAULT_OPTIONS.weights, lead: 0 } }],
+        ["no server description field", { weights: { ...DEFAULT_OPTIONS.weights, serverInfo: 0 } }],
+        ["server description 0.6", { weights: { ...DEFAULT_OPTIONS.weights, serverInfo: 0.6 } }],
+      ];
+      const lines: string[] = [];
+      for (const [label, o] of variants) {
+        const m = evaluate(set, new ToolIndex(set.docs, o)).all;
+        lines.push(`| ${label} | ${f(m.r1)} | ${f(m.r5)} | ${f(m.mrr)} |`);
+      }
+      out.push(`\nAblation (${set.name}): defaults R@1 ${f(ours.all.r1)} R@5 ${f(ours.all.r5)} MRR ${f(ours.all.mrr)}`, `| variant | R@1 | R@5 | MRR@10 |`, `|---|---|---|---|`, ...lines);
+    }
+  }
+
+  out.push(...scaleOut);
+
+  // Turn-one tokens on the 485-tool corpus.
+  const tools = sets[0]!.docs.map((d) => ({ name: `mcp__${d.server}__${d.shortName}`, description: d.description ?? "", inputSchema: d.inputSchema ?? { type: "object" } }));
+  const eagerAll = anthropicToolsTokens([TOOL_SEARCH_DEFINITION, ...tools]);
+  const deferredTurnOne = anthropicToolsTokens([TOOL_SEARCH_DEFINITION]) + countTokens(deferredAnnouncement(tools.map((t) => t.name)));
+  const tokens = { withoutDeferral: eagerAll, withDeferral: deferredTurnOne, saved: 1 - deferredTurnOne / eagerAll };
+  out.push(
+    `\n## Turn-one tokens, 485-tool corpus (o200k_base via gpt-tokenizer, an approximation of Claude's tokenizer)`,
+    `all tools eager: ${eagerAll} tokens; deferred (ToolSearch definition + deferred names announcement): ${deferredTurnOne} tokens; ${(tokens.saved * 100).toFixed(1)}% fewer — target ≥ 85%`,
+  );
+  out.push(`\nbench ran in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  const result = { results, scale, tokens };
+  if (json) console.log(JSON.stringify(result, null, 2));
+  else console.log(out.join("\n"));
+  return result;
+}
+export default run;

@@ -1,0 +1,75 @@
+/**
+ * tool-search: deferred tools and the ToolSearch tool.
+ *
+ *  - build.collect: contributes ToolSearch (origin builtin) unless `toolSearch.enabled: false`.
+ *  - build.sort (pass-through): measures deferrable definitions for `auto` mode before the defer phase.
+ *  - build.defer: the explainable deferral policy (policy.ts), at DEFER_STAGE_ALWAYS_LOAD and DEFER_STAGE_POLICY.
+ *  - build.seal: builds the search index of the generation's deferred tools (once per generation).
+ *  - build.lookup: an unambiguous short MCP tool name (`get_issue`) resolves to its full name.
+ * Sessions live on the host, so tools a session loaded stay loaded across rebuilds while they exist.
+ */
+import { definePlugin, DEFER_STAGE_ALWAYS_LOAD, DEFER_STAGE_POLICY, PERMISSION_STAGE_TOOL, type HostView, type PoolSnapshot, type Tool } from "../../core/index.ts";
+import { DeferralPolicy, PLUGIN_NAME, readSettings } from "./policy.ts";
+import { indexFor } from "./search.ts";
+import { toolSearchTool, TOOL_SEARCH_NAME } from "./tool.ts";
+
+export { parseQuery, search, indexFor, buildDeferredIndex, type SearchOutcome, type ParsedQuery } from "./search.ts";
+export { ToolIndex, DEFAULT_OPTIONS, PLAIN_BM25, type RankOptions, type SearchDoc, type Hit } from "./rank.ts";
+export * from "./adapters.ts";
+export { DeferralPolicy, readSettings, PLUGIN_NAME } from "./policy.ts";
+export { TOOL_SEARCH_NAME, TOOL_SEARCH_DEFINITION, toolSearchTool } from "./tool.ts";
+
+export default definePlugin({
+  name: PLUGIN_NAME,
+  apply(ctx) {
+    let host: HostView | undefined = ctx.host;
+    ctx.onDispose(() => {
+      host = undefined;
+    });
+    const def = toolSearchTool(() => host);
+    ctx.hooks.build.tap(PLUGIN_NAME, (build) => {
+      const settings = readSettings(build.host.config, build.plugins);
+      const policy = new DeferralPolicy(settings);
+
+      build.hooks.collect.tapPromise(PLUGIN_NAME, async (collector) => {
+        for (const message of settings.problems) collector.problem({ plugin: PLUGIN_NAME, file: settings.file, path: "/toolSearch", message, severity: "warning" });
+        if (settings.mode === "off") return;
+        const tool: Tool = { ...def, origin: "builtin", plugin: PLUGIN_NAME, file: ctx.plugin.manifestFile };
+        collector.add(tool);
+      });
+
+      // Sees the whole list before the defer phase: measure for `auto`, and offer ToolSearch only when
+      // this policy defers at least one tool (nothing to search → no ToolSearch, no tokens spent on it).
+      build.hooks.sort.tap(PLUGIN_NAME, (tools) => {
+        policy.measure(tools);
+        const isSelf = (t: Tool) => t.name === TOOL_SEARCH_NAME && t.plugin === PLUGIN_NAME;
+        if (tools.some((t) => !isSelf(t) && !policy.alwaysLoad(t) && policy.policy(t)?.defer === true)) return tools;
+        return tools.filter((t) => !isSelf(t));
+      });
+
+      build.hooks.defer.tap({ name: PLUGIN_NAME, stage: DEFER_STAGE_ALWAYS_LOAD }, (tool) => policy.alwaysLoad(tool));
+      build.hooks.defer.tap({ name: PLUGIN_NAME, stage: DEFER_STAGE_POLICY }, (tool) => policy.policy(tool));
+
+      let sealed: PoolSnapshot | undefined;
+      build.hooks.seal.tap(PLUGIN_NAME, (pool) => {
+        sealed = pool;
+        indexFor(pool);
+      });
+
+      // ToolSearch only reads the pool and loads schemas: allowed without a prompt. Runs after explicit
+      // rules (an ask rule still asks); deny rules run in build.deny first ("denying ToolSearch disables it").
+      build.hooks.permission.tap({ name: PLUGIN_NAME, stage: PERMISSION_STAGE_TOOL }, (call) =>
+        call.tool?.name === TOOL_SEARCH_NAME && call.tool.plugin === PLUGIN_NAME
+          ? { behavior: "allow", reason: "ToolSearch only loads tool definitions", rule: "toolSearch: self", plugin: PLUGIN_NAME }
+          : undefined,
+      );
+
+      build.hooks.lookup.tap(PLUGIN_NAME, (name) => {
+        const pool = sealed;
+        if (!pool || name === TOOL_SEARCH_NAME) return undefined;
+        const full = indexFor(pool).byShort.get(name);
+        return full?.length === 1 ? pool.byName.get(full[0]!) : undefined;
+      });
+    });
+  },
+});

@@ -1,0 +1,446 @@
+/**
+ * ToolSearch ranking: a BM25F index over tool fields with query expansion.
+ *
+ * Fields (each with its own weight and length normalisation): the tool's own name split into words,
+ * the server name, `searchHint`, the first sentence of the description, the whole description,
+ * parameter names and parameter descriptions (incl. enum values). Per term and tool the field
+ * frequencies are combined into one pseudo-frequency (BM25F), saturated once with k1, times idf.
+ *
+ * Query side: stop words dropped, Porter stems, then expansion — lexicon synonyms and prefix
+ * matches against the vocabulary, each at a reduced weight (a term keeps its largest weight). A
+ * coverage factor favours tools that match more of the query's own words. Every technique is an
+ * option so the benchmark can measure what it pays (bench/toolsearch prints the ablation).
+ */
+import type { JsonSchema } from "../../core/index.ts";
+import { stem, lightStem, terms, words, forEachWordSpan, SpanTable, STOP_WORDS } from "./text.ts";
+import { SYNONYMS } from "./synonyms.ts";
+
+export interface SearchDoc {
+  /** The callable name (unique in the index). */
+  name: string;
+  /** The tool's own name without a server prefix (defaults to `name` minus `mcp__server__`). */
+  shortName?: string;
+  server?: string;
+  /** What the server says about itself (MCP `instructions`, a registry description), truncated at 2 KB. */
+  serverDescription?: string;
+  description?: string;
+  searchHint?: string;
+  inputSchema?: JsonSchema;
+}
+
+export const FIELDS = ["name", "server", "serverInfo", "hint", "lead", "desc", "params", "paramDesc"] as const;
+export type FieldName = (typeof FIELDS)[number];
+
+export interface RankOptions {
+  /** Field weights; 0 drops the field. */
+  weights: Record<FieldName, number>;
+  /** Length normalisation per field. */
+  b: Record<FieldName, number>;
+  k1: number;
+  /** Weight of lexicon synonyms (0 = off). */
+  synonyms: number;
+  /** Weight of vocabulary prefix matches (0 = off). */
+  prefix: number;
+  /** Score multiplier (1 + coverage × fraction of query words matched); 0 = off. */
+  coverage: number;
+  /** Score multiplier (1 + nameCoverage × weighted fraction of the tool's name words the query has); 0 = off. */
+  nameCoverage: number;
+  /** Weight of words inside value-like chunks of the query (ids with digits, #123); 1 = no special case. */
+  valueWeight: number;
+  /** Score multiplier (1 + serverBoost) for tools whose server the query names. 0 = off. */
+  serverBoost: number;
+  /** Stem words: Porter, a light plural/verb-ending stemmer, or none. */
+  stemming: "porter" | "light" | false;
+  /** Description characters indexed per tool (and per tool for all parameter descriptions together). */
+  maxDescChars: number;
+  /** "plain": lower-case, split on non-alphanumerics, nothing else (the baseline's analyser). */
+  analyzer?: "full" | "plain";
+}
+
+export const DEFAULT_OPTIONS: RankOptions = {
+  // Tuned on the toolsearch dev set (random search over these knobs), checked on LiveMCPBench and MetaTool.
+  weights: { name: 4, server: 2.5, serverInfo: 0.3, hint: 2, lead: 2, desc: 0.5, params: 0.5, paramDesc: 0.5 },
+  b: { name: 0.3, server: 0, serverInfo: 0.75, hint: 0.5, lead: 0.5, desc: 0.75, params: 0.5, paramDesc: 0.75 },
+  k1: 1.6,
+  synonyms: 0.5,
+  prefix: 0.4,
+  coverage: 2,
+  nameCoverage: 0.25,
+  valueWeight: 0.3,
+  serverBoost: 0.5,
+  stemming: "porter",
+  maxDescChars: 1024,
+};
+
+/** The plain BM25 baseline the benchmark compares against: name + description, one field, no extras. */
+export const PLAIN_BM25: RankOptions = {
+  weights: { name: 1, server: 0, serverInfo: 0, hint: 0, lead: 0, desc: 1, params: 0, paramDesc: 0 },
+  b: { name: 0.75, server: 0.75, serverInfo: 0.75, hint: 0.75, lead: 0.75, desc: 0.75, params: 0.75, paramDesc: 0.75 },
+  k1: 1.2,
+  synonyms: 0,
+  prefix: 0,
+  coverage: 0,
+  nameCoverage: 0,
+  valueWeight: 1,
+  serverBoost: 0,
+  stemming: false,
+  maxDescChars: Infinity,
+  analyzer: "plain",
+};
+
+export interface Hit {
+  name: string;
+  score: number;
+  /** Position of the tool in the indexed list. */
+  index: number;
+}
+
+export interface SearchOptions {
+  limit?: number;
+  /** Only tools for which this returns true are ranked (e.g. `+required` terms). */
+  filter?: (doc: SearchDoc, index: number) => boolean;
+}
+
+export function shortNameOf(name: string, server?: string): string {
+  const m = /^mcp__(.+?)__(.+)$/.exec(name);
+  if (m) return m[2]!;
+  if (server && name.startsWith(server + "__")) return name.slice(server.length + 2);
+  return name;
+}
+
+/** Field texts of one tool. */
+function fieldTexts(d: SearchDoc, o: RankOptions): Record<FieldName, string> {
+  const desc = (d.description ?? "").slice(0, o.maxDescChars);
+  const lead = /^[\s\S]*?[.!?](\s|$)/.exec(desc)?.[0] ?? desc;
+  const params: string[] = [];
+  const paramDesc: string[] = [];
+  collectParams(d.inputSchema, params, paramDesc, 0);
+  return {
+    name: d.shortName ?? shortNameOf(d.name, d.server),
+    server: d.server ?? /^mcp__(.+?)__/.exec(d.name)?.[1] ?? "",
+    serverInfo: (d.serverDescription ?? "").slice(0, 2048),
+    hint: d.searchHint ?? "",
+    lead,
+    desc,
+    params: params.join(" "),
+    paramDesc: paramDesc.join(" ").slice(0, o.maxDescChars),
+  };
+}
+
+function collectParams(schema: unknown, names: string[], descs: string[], depth: number): void {
+  if (!schema || typeof schema !== "object" || depth > 3) return;
+  const s = schema as Record<string, unknown>;
+  const props = s.properties && typeof s.properties === "object" ? (s.properties as Record<string, unknown>) : undefined;
+  if (props) {
+    for (const [k, v] of Object.entries(props)) {
+      names.push(k);
+      if (v && typeof v === "object") {
+        const p = v as Record<string, unknown>;
+        if (typeof p.description === "string") descs.push(p.description.slice(0, 300));
+        if (Array.isArray(p.enum)) descs.push(p.enum.filter((e) => typeof e === "string").join(" "));
+        collectParams(p, names, descs, depth + 1);
+        if (p.items) collectParams(p.items, names, descs, depth + 1);
+      }
+    }
+  }
+  for (const k of ["anyOf", "oneOf", "allOf"]) if (Array.isArray(s[k])) for (const x of s[k] as unknown[]) collectParams(x, names, descs, depth + 1);
+}
+
+/**
+ * Query chunks that carry values rather than intent: ids containing digits (`pi_3NcX9u2e`, `U024BE7LH`, `#482`).
+ * (Down-weighting URLs, file names and paths too was measured and lost: their extensions and folders carry intent.)
+ */
+const VALUE_CHUNK = /#\d+|\b(?=[\w-]*\d)[\w-]+\b/g;
+
+function plainWords(text: string): string[] {
+  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+}
+
+function stemFn(o: RankOptions): (w: string) => string {
+  return o.stemming === "porter" ? stem : o.stemming === "light" ? lightStem : (w) => w;
+}
+
+function analyzer(o: RankOptions): (text: string) => string[] {
+  if (o.analyzer === "plain") return plainWords;
+  const sf = stemFn(o);
+  return (t) => terms(t, false, sf);
+}
+
+export class ToolIndex {
+  readonly docs: readonly SearchDoc[];
+  readonly options: RankOptions;
+  /** term (stem) → id; postings and idf are indexed by id. */
+  private readonly termId = new Map<string, number>();
+  private readonly terms: string[] = [];
+  private readonly postDocs: number[][] = [];
+  private readonly postTfs: number[][] = [];
+  private idfs: Float64Array;
+  private vocab: string[] = [];
+  /** Term ids of every field of every tool, in one buffer; `ranges` holds [start, end) per (doc, field). */
+  private buf: Int32Array;
+  private ranges: Int32Array;
+  private readonly nameSlot: number;
+  private readonly serverSlot: number;
+  private readonly slots: number;
+  readonly buildMs: number;
+  private scratchScores?: Float64Array;
+  private scratchMatched?: Uint16Array;
+
+  constructor(docs: readonly SearchDoc[], options: Partial<RankOptions> = {}) {
+    const t0 = performance.now();
+    this.docs = docs;
+    const o = (this.options = { ...DEFAULT_OPTIONS, ...options });
+    const an = analyzer(o);
+    const terms = this.terms;
+    // raw text → term ids, with a word → id cache (each distinct word is analysed once)
+    const wordId = new SpanTable();
+    const idOfTerm = (t: string): number => {
+      let id = this.termId.get(t);
+      if (id === undefined) {
+        id = terms.length;
+        terms.push(t);
+        this.termId.set(t, id);
+      }
+      return id;
+    };
+    let buf = new Int32Array(1 << 16);
+    let len = 0;
+    const add = (str: string, s: number, e: number) => {
+      let id = wordId.get(str, s, e);
+      if (id === undefined) {
+        const w = str.slice(s, e).toLowerCase();
+        const t = an(w);
+        id = t.length === 1 ? idOfTerm(t[0]!) : -1;
+        wordId.set(w, id);
+      }
+      if (id < 0) return;
+      if (len === buf.length) {
+        const nb = new Int32Array(buf.length * 2);
+        nb.set(buf);
+        buf = nb;
+      }
+      buf[len++] = id;
+    };
+    const analyse = (text: string) => {
+      if (!text) return;
+      if (o.analyzer === "plain") for (const w of plainWords(text)) add(w, 0, w.length);
+      else forEachWordSpan(text, add);
+    };
+    const active = FIELDS.filter((f) => o.weights[f] > 0);
+    // slots: every active field, plus name and server (always kept for the post-scoring factors)
+    const slotOf = new Map<string, number>(active.map((f, k) => [f, k]));
+    const extra: FieldName[] = [];
+    for (const f of ["name", "server"] as const) if (!slotOf.has(f)) slotOf.set(f, active.length + extra.push(f) - 1);
+    const slots = (this.slots = active.length + extra.length);
+    this.nameSlot = slotOf.get("name")!;
+    this.serverSlot = slotOf.get("server")!;
+    const ranges = (this.ranges = new Int32Array(docs.length * slots * 2));
+    const totals = new Float64Array(active.length);
+    const leadSlot = slotOf.get("lead");
+    const descSlot = slotOf.get("desc");
+    for (let i = 0; i < docs.length; i++) {
+      const ft = fieldTexts(docs[i]!, o);
+      const base = i * slots * 2;
+      // lead and the rest of the description are analysed back to back, so desc = lead ∪ rest is one range
+      if (leadSlot !== undefined || descSlot !== undefined) {
+        const s0 = len;
+        analyse(ft.lead);
+        const s1 = len;
+        analyse(ft.desc.slice(ft.lead.length));
+        if (leadSlot !== undefined) (ranges[base + leadSlot * 2] = s0), (ranges[base + leadSlot * 2 + 1] = s1);
+        if (descSlot !== undefined) (ranges[base + descSlot * 2] = s0), (ranges[base + descSlot * 2 + 1] = len);
+      }
+      for (let k = 0; k < slots; k++) {
+        const f = k < active.length ? active[k]! : extra[k - active.length]!;
+        if (f === "lead" || f === "desc") continue;
+        const s0 = len;
+        analyse(ft[f]);
+        ranges[base + k * 2] = s0;
+        ranges[base + k * 2 + 1] = len;
+      }
+      for (let k = 0; k < active.length; k++) totals[k] += ranges[base + k * 2 + 1]! - ranges[base + k * 2]!;
+    }
+    this.buf = buf;
+    const n = Math.max(1, docs.length);
+    const avg = Array.from(totals, (t) => Math.max(1, t / n));
+    const acc = new Float64Array(terms.length);
+    const touched: number[] = [];
+    for (let i = 0; i < terms.length; i++) {
+      this.postDocs.push([]);
+      this.postTfs.push([]);
+    }
+    for (let i = 0; i < docs.length; i++) {
+      const base = i * slots * 2;
+      for (let k = 0; k < active.length; k++) {
+        const s0 = ranges[base + k * 2]!;
+        const s1 = ranges[base + k * 2 + 1]!;
+        if (s1 === s0) continue;
+        const f = active[k]!;
+        const inc = o.weights[f] / (1 - o.b[f] + o.b[f] * ((s1 - s0) / avg[k]!));
+        for (let j = s0; j < s1; j++) {
+          const t = buf[j]!;
+          if (acc[t] === 0) touched.push(t);
+          acc[t] += inc;
+        }
+      }
+      for (const t of touched) {
+        this.postDocs[t]!.push(i);
+        this.postTfs[t]!.push(acc[t]!);
+        acc[t] = 0;
+      }
+      touched.length = 0;
+    }
+    this.idfs = new Float64Array(terms.length);
+    for (let t = 0; t < terms.length; t++) {
+      const df = this.postDocs[t]!.length;
+      this.idfs[t] = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    }
+    this.vocab = [...terms].sort();
+    this.buildMs = performance.now() - t0;
+  }
+
+  /** Term ids of one field slot of a tool. */
+  private slotIds(doc: number, slot: number): Int32Array {
+    const base = (doc * this.slots + slot) * 2;
+    return this.buf.subarray(this.ranges[base]!, this.ranges[base + 1]!);
+  }
+
+  get size(): number {
+    return this.docs.length;
+  }
+
+  /** The weighted query terms (exposed for tests and for `--explain`-style debugging). */
+  queryTerms(query: string): Map<string, number> {
+    const o = this.options;
+    const q = new Map<string, number>();
+    const put = (t: string, w: number) => {
+      if (w > (q.get(t) ?? 0)) q.set(t, w);
+    };
+    const sf = stemFn(o);
+    let intent = query;
+    if (o.valueWeight !== 1 && o.analyzer !== "plain") {
+      intent = query.replace(VALUE_CHUNK, (chunk) => {
+        for (const w of words(chunk)) if (!STOP_WORDS.has(w)) put(sf(w), o.valueWeight);
+        return " ";
+      });
+    }
+    const ws = o.analyzer === "plain" ? plainWords(intent) : words(intent).filter((w) => !STOP_WORDS.has(w));
+    const base = ws.map(sf);
+    for (const t of base) q.set(t, 1);
+    if (o.synonyms > 0) {
+      for (const w of ws) for (const s of SYNONYMS.get(w) ?? SYNONYMS.get(stem(w)) ?? []) for (const st of words(s)) put(sf(st), o.synonyms);
+    }
+    if (o.prefix > 0) {
+      for (const t of base) {
+        if (t.length < 4) continue;
+        // vocabulary words that extend the query word …
+        let lo = 0;
+        let hi = this.vocab.length;
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if (this.vocab[mid]! < t) lo = mid + 1;
+          else hi = mid;
+        }
+        for (let i = lo, k = 0; i < this.vocab.length && k < 8 && this.vocab[i]!.startsWith(t); i++) if (this.vocab[i] !== t) (put(this.vocab[i]!, o.prefix), k++);
+        // … and vocabulary words the query word extends (at least 4 letters)
+        for (let len = t.length - 1; len >= 4; len--) {
+          const p = t.slice(0, len);
+          if (this.termId.has(p)) put(p, o.prefix);
+        }
+      }
+    }
+    return q;
+  }
+
+  search(query: string, opts: SearchOptions = {}): Hit[] {
+    const limit = Math.max(1, opts.limit ?? 10);
+    const o = this.options;
+    const q = this.queryTerms(query);
+    const baseTerms = new Set([...q].filter(([, w]) => w === 1).map(([t]) => t));
+    const qIds = new Map<number, number>();
+    for (const [t, w] of q) {
+      const id = this.termId.get(t);
+      if (id !== undefined) qIds.set(id, w);
+    }
+    const baseIds = new Set<number>();
+    for (const t of baseTerms) {
+      const id = this.termId.get(t);
+      if (id !== undefined) baseIds.add(id);
+    }
+    const r = this.score(q, baseTerms, opts.filter);
+    // final score = raw × coverage factors; keep the best `limit` (ties: pool order)
+    const top: Hit[] = [];
+    const ranges = this.ranges;
+    const buf = this.buf;
+    const nBase = baseTerms.size;
+    for (const i of r.touched) {
+      let score = r.scores[i]!;
+      if (o.coverage > 0 && nBase > 1) score *= 1 + (o.coverage * r.matched[i]!) / nBase;
+      const base = i * this.slots * 2;
+      if (o.serverBoost > 0) {
+        const s1 = ranges[base + this.serverSlot * 2 + 1]!;
+        for (let j = ranges[base + this.serverSlot * 2]!; j < s1; j++) {
+          if (baseIds.has(buf[j]!)) {
+            score *= 1 + o.serverBoost;
+            break;
+          }
+        }
+      }
+      if (o.nameCoverage > 0) {
+        const s0 = ranges[base + this.nameSlot * 2]!;
+        const s1 = ranges[base + this.nameSlot * 2 + 1]!;
+        if (s1 > s0) {
+          let m = 0;
+          for (let j = s0; j < s1; j++) m += qIds.get(buf[j]!) ?? 0;
+          score *= 1 + (o.nameCoverage * m) / (s1 - s0);
+        }
+      }
+      if (top.length === limit) {
+        const last = top[limit - 1]!;
+        if (score < last.score || (score === last.score && i > last.index)) continue;
+        top.pop();
+      }
+      let j = top.length;
+      while (j > 0 && (top[j - 1]!.score < score || (top[j - 1]!.score === score && top[j - 1]!.index > i))) j--;
+      top.splice(j, 0, { name: this.docs[i]!.name, score, index: i });
+    }
+    for (const i of r.touched) {
+      r.scores[i] = 0;
+      r.matched[i] = 0;
+    }
+    return top;
+  }
+
+  private score(q: Map<string, number>, base: Set<string>, filter?: SearchOptions["filter"]): { scores: Float64Array; matched: Uint16Array; touched: number[] } {
+    const k1 = this.options.k1;
+    const n = this.docs.length;
+    // scratch accumulators reused across queries (search is synchronous); only touched slots are reset
+    const scores = (this.scratchScores ??= new Float64Array(n));
+    const matched = (this.scratchMatched ??= new Uint16Array(n));
+    const touched: number[] = [];
+    const allowed = filter ? this.docs.map((d, i) => filter(d, i)) : undefined;
+    for (const [t, w] of q) {
+      const id = this.termId.get(t);
+      if (id === undefined) continue;
+      const idf = this.idfs[id]!;
+      const isBase = base.has(t);
+      const docs = this.postDocs[id]!;
+      const tfs = this.postTfs[id]!;
+      for (let j = 0; j < docs.length; j++) {
+        const d = docs[j]!;
+        if (allowed && !allowed[d]) continue;
+        const tf = tfs[j]!;
+        if (scores[d] === 0) touched.push(d);
+        scores[d] += (w * idf * tf * (k1 + 1)) / (tf + k1);
+        if (isBase) matched[d]++;
+      }
+    }
+    return { scores, matched, touched };
+  }
+
+  /** Name words of a tool (for `+required` checks and suggestions). */
+  nameWords(index: number): readonly string[] {
+    if (index < 0 || index >= this.docs.length) return [];
+    return Array.from(this.slotIds(index, this.nameSlot), (id) => this.terms[id]!);
+  }
+}

@@ -1,0 +1,110 @@
+import { describe, expect, it } from "vitest";
+import { parseQuery, search, buildDeferredIndex } from "../../plugins/tool-search/search.ts";
+import { ToolIndex } from "../../plugins/tool-search/rank.ts";
+import { words, terms, SpanTable } from "../../plugins/tool-search/text.ts";
+import { fakeTool, GITHUB, SLACK, GITLAB } from "./fixtures.ts";
+
+const tools = [...GITHUB, ...SLACK, ...GITLAB].map((t) => fakeTool(t, "fake"));
+const ix = buildDeferredIndex(1, tools);
+const names = (q: string, limit = 5) => search(ix, q, limit).tools.map((t) => t.name);
+
+describe("query forms", () => {
+  it("parses select, keywords and +required", () => {
+    expect(parseQuery("select:Read,Edit, Grep")).toEqual({ kind: "select", names: ["Read", "Edit", "Grep"] });
+    expect(parseQuery("SELECT:mcp__a__b")).toEqual({ kind: "select", names: ["mcp__a__b"] });
+    expect(parseQuery("notebook jupyter")).toEqual({ kind: "keywords", required: [], text: "notebook jupyter" });
+    expect(parseQuery("+Slack send  +message now")).toEqual({ kind: "keywords", required: ["slack", "message"], text: "send now" });
+    expect(parseQuery("a + b")).toEqual({ kind: "keywords", required: [], text: "a + b" });
+  });
+
+  it("select by full name, in the order asked, without duplicates", () => {
+    expect(names("select:mcp__slack__send_message,mcp__github__merge_pull_request,mcp__slack__send_message")).toEqual([
+      "mcp__slack__send_message",
+      "mcp__github__merge_pull_request",
+    ]);
+  });
+
+  it("select by an unambiguous short MCP name resolves; an ambiguous one does not and says so", () => {
+    expect(names("select:list_issues")).toEqual(["mcp__github__list_issues"]);
+    const o = search(ix, "select:create_issue,send_message", 5);
+    expect(o.tools.map((t) => t.name)).toEqual(["mcp__slack__send_message"]);
+    expect(o.ambiguous).toEqual([{ name: "create_issue", candidates: ["mcp__github__create_issue", "mcp__gitlab__create_issue"] }]);
+  });
+
+  it("select of an unknown name suggests similar names", () => {
+    const o = search(ix, "select:mcp__github__list_issue", 5);
+    expect(o.tools).toEqual([]);
+    expect(o.unresolved).toEqual(["mcp__github__list_issue"]);
+    expect(o.suggestions.join(" ")).toContain("mcp__github__list_issues");
+  });
+
+  it("+required keeps only tools whose name contains every +term and ranks by the rest", () => {
+    expect(names("+slack message")[0]).toBe("mcp__slack__send_message");
+    expect(names("+slack message").every((n) => n.includes("slack"))).toBe(true);
+    expect(names("+github issue")).toEqual(expect.arrayContaining(["mcp__github__create_issue", "mcp__github__list_issues"]));
+    expect(names("+github issue").some((n) => n.includes("gitlab"))).toBe(false);
+  });
+
+  it("+server alone lists that server's tools up to the limit", () => {
+    expect(names("+github", 10).sort()).toEqual(GITHUB.map((t) => `mcp__github__${t.name}`).sort());
+    expect(names("+github", 2)).toHaveLength(2);
+  });
+
+  it("nothing found: suggestions name +server forms and select", () => {
+    const o = search(ix, "+nosuchserver frobnicate", 5);
+    expect(o.tools).toEqual([]);
+    expect(o.suggestions.join("\n")).toMatch(/\+github/);
+    expect(o.suggestions.join("\n")).toMatch(/select:/);
+  });
+});
+
+describe("ranking", () => {
+  it("splits identifiers into words", () => {
+    expect(words("mcp__github__create_pull_request")).toEqual(["mcp", "github", "create", "pull", "request"]);
+    expect(words("createPullRequest HTTPServer v2beta")).toEqual(["create", "pull", "request", "http", "server", "v", "2", "beta"]);
+    expect(words("browser-take-screenshot")).toEqual(["browser", "take", "screenshot"]);
+    expect(terms("the listing of issues")).toEqual(["list", "issu"]);
+  });
+
+  it("ranks the obvious tool first on fixed fixtures", () => {
+    expect(names("merge pull request")[0]).toBe("mcp__github__merge_pull_request");
+    expect(names("post a message to a channel")[0]).toBe("mcp__slack__send_message");
+    expect(names("read file from gitlab")[0]).toBe("mcp__gitlab__get_file_contents");
+    expect(names("what timezone is this user in")[0]).toBe("mcp__slack__get_user_profile");
+    expect(names("open a PR")[0]).toBe("mcp__github__create_pull_request"); // synonym: PR → pull request, open → create
+  });
+
+  it("matches parameter names and descriptions", () => {
+    expect(names("issue title owner")[0]).toBe("mcp__github__create_issue");
+  });
+
+  it("is deterministic: equal scores keep pool order", () => {
+    const docs = [
+      { name: "b", description: "same words here" },
+      { name: "a", description: "same words here" },
+    ];
+    expect(new ToolIndex(docs).search("same words").map((h) => h.name)).toEqual(["b", "a"]);
+  });
+
+  it("matches regardless of case and script (ASCII fast path and Unicode path)", () => {
+    const docs = [
+      { name: "upper", description: "CREATE a NEW Issue in the TRACKER" },
+      { name: "unicode", description: "Ärger mit Überweisungen prüfen" },
+      { name: "other", description: "something unrelated entirely" },
+    ];
+    const ix2 = new ToolIndex(docs);
+    expect(ix2.search("create new issue tracker")[0]!.name).toBe("upper");
+    expect(ix2.search("überweisungen")[0]!.name).toBe("unicode");
+    const t = new SpanTable(4);
+    t.set("issue", 7);
+    expect(t.get("AN ISSUE", 3, 8)).toBe(7);
+    expect(t.get("an issues", 3, 9)).toBeUndefined();
+    for (let i = 0; i < 100; i++) t.set(`w${i}`, i); // grows
+    expect(t.get("xW42x", 1, 4)).toBe(42);
+  });
+
+  it("returns nothing for words no tool has, and respects the limit", () => {
+    expect(names("zzzqqq")).toEqual([]);
+    expect(names("issue", 2)).toHaveLength(2);
+  });
+});
