@@ -43,6 +43,10 @@ export interface HostOptions {
   onAsk?: (req: AskRequest) => AskAnswer | Promise<AskAnswer>;
   /** Debounce for invalidate() in ms (default 50). */
   debounceMs?: number;
+  /** Longest an invalidate() storm may postpone its rebuild, in ms (default max(1000, 20 × debounceMs)). */
+  maxWaitMs?: number;
+  /** Watch plugin directories, config and settings files and rebuild on change (the watch plugin). */
+  watch?: boolean;
   logger?: Partial<Logger>;
   /** Where plugin data dirs live (default ~/.toolhost/plugins/data). */
   dataHome?: string;
@@ -82,13 +86,17 @@ export class Host {
   private readonly sessions = new Map<string, Session>();
   private generation = 0;
   private timer?: NodeJS.Timeout;
-  private pendingReasons: string[] = [];
+  private pendingReasons = new Set<string>();
+  private firstPending?: number;
   private running?: Promise<RebuildResult>;
-  private rerun = false;
+  /** The one rebuild queued behind the running one; every request made meanwhile joins it. */
+  private next?: { promise: Promise<RebuildResult>; reasons: Set<string> };
   private closed = false;
   private readonly view: HostView;
   readonly log: Logger;
   watchedFiles: string[] = [];
+  /** The plugin sources the last rebuild discovered (including ones that failed to load). */
+  sources: readonly PluginSource[] = [];
 
   constructor(readonly options: HostOptions = {}) {
     this.cwd = path.resolve(options.cwd ?? process.cwd());
@@ -108,6 +116,8 @@ export class Host {
       plugins: () => self.loaded,
       pool: () => self.current?.pool,
       invalidate: (reason: string) => self.invalidate(reason),
+      watchedFiles: () => self.watchedFiles,
+      sources: () => self.sources,
       session: (id?: string) => self.session(id),
       log: this.log,
       options: this.options,
@@ -147,23 +157,47 @@ export class Host {
     return [...pool.tools, ...loaded];
   }
 
-  /** Schedule a rebuild; bursts within the debounce window coalesce into one. */
+  /**
+   * Schedule a rebuild; bursts within the debounce window coalesce into one. A storm that never pauses
+   * still rebuilds every `maxWaitMs`. A rebuild requested while one runs runs once after it.
+   */
   invalidate(reason: string): void {
     if (this.closed) return;
-    this.pendingReasons.push(reason);
+    this.pendingReasons.add(reason);
     this.hooks.invalid.call(reason);
+    const wait = this.options.debounceMs ?? 50;
+    const maxWait = this.options.maxWaitMs ?? Math.max(1000, wait * 20);
+    const now = performance.now();
+    this.firstPending ??= now;
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
-      const reasons = this.pendingReasons.splice(0);
-      void this.rebuild(reasons.join("; ")).catch((e) => this.log.error(`rebuild failed: ${errorMessage(e)}`));
-    }, this.options.debounceMs ?? 50);
+      this.firstPending = undefined;
+      const reasons = [...this.pendingReasons];
+      this.pendingReasons.clear();
+      void this.rebuild(joinReasons(reasons)).catch((e) => this.log.error(`rebuild failed: ${errorMessage(e)}`));
+    }, Math.max(0, Math.min(wait, this.firstPending + maxWait - now)));
   }
 
-  /** Run the one rebuild path now (serialised: a rebuild requested while one runs runs once after it). */
+  /** Run the one rebuild path now (serialised: every rebuild requested while one runs joins one run after it). */
   rebuild(reason = "manual"): Promise<RebuildResult> {
     if (this.running) {
-      this.rerun = true;
-      return this.running.then(() => this.rebuild(reason));
+      if (this.next) {
+        this.next.reasons.add(reason);
+        return this.next.promise;
+      }
+      const reasons = new Set([reason]);
+      const promise = this.running
+        .catch(() => undefined)
+        .then(() => {
+          this.next = undefined;
+          return this.rebuild(joinReasons([...reasons]));
+        });
+      this.next = { promise, reasons };
+      return promise;
+    }
+    if (this.closed && this.current) {
+      const failure: ProblemReport = { plugin: "toolhost", path: "rebuild", message: "host is closed", severity: "error" };
+      return Promise.resolve({ ok: false, pool: this.current.pool, problems: [failure], failures: [failure], ms: 0 });
     }
     const p = this.doRebuild(reason).finally(() => {
       this.running = undefined;
@@ -188,15 +222,19 @@ export class Host {
     if (this.options.bundled !== false && fs.existsSync(BUNDLED_MANIFESTS)) {
       for (const f of fs.readdirSync(BUNDLED_MANIFESTS).sort()) if (f.endsWith(".json")) sources.push({ kind: "bundled", path: path.join(BUNDLED_MANIFESTS, f) });
     }
-    for (const p of config.plugins ?? []) sources.push(this.resolvePluginRef(p, cfg.file, problems));
+    // An invalid config (reported above) may hold anything here: only a list of strings names plugins.
+    for (const p of Array.isArray(config.plugins) ? config.plugins : []) if (typeof p === "string") sources.push(this.resolvePluginRef(p, cfg.file, problems));
     for (const d of this.options.pluginDirs ?? []) sources.push({ kind: "plugin-dir", path: path.resolve(this.cwd, d) });
     sources = await this.hooks.discover.promise(sources);
     // The same directory named twice (config and --plugin-dir) is one plugin, not a duplicate.
     const seenPaths = new Set<string>();
     sources = sources.filter((s) => !s.path || (seenPaths.has(path.resolve(s.path)) ? false : (seenPaths.add(path.resolve(s.path)), true)));
+    this.sources = sources;
 
     const loaded: LoadedPlugin[] = [...cfg.sources];
     const seen = new Map<string, LoadedPlugin>();
+    // A plugin directory that is gone was removed, not broken: its tools leave the pool (still reported).
+    const removed = new Set<ProblemReport>();
     for (const s of sources) {
       if (!s.path) continue;
       const lp = loadPlugin(s, { projectDir: this.cwd, dataHome: this.options.dataHome as string | undefined });
@@ -204,6 +242,7 @@ export class Host {
       lp.problems.push(...this.hooks.validateManifest.call([], lp));
       lp.failed = lp.failed || lp.problems.some((p) => p.severity === "error");
       problems.push(...lp.problems);
+      if (lp.failed && !fs.existsSync(path.resolve(this.cwd, s.path))) for (const p of lp.problems) removed.add(p);
       if (lp.failed) {
         this.hooks.activateFailed.call(lp, lp.problems.find((p) => p.severity === "error")!);
         continue;
@@ -225,16 +264,26 @@ export class Host {
     // A build fails when it brings errors the last good generation did not have.
     const key = (p: ProblemReport) => `${p.plugin}\0${p.file}\0${p.path}\0${p.message}`;
     const known = new Set(this.loadProblems.filter((p) => p.severity === "error").map(key));
-    const fresh = problems.filter((p) => p.severity === "error" && !known.has(key(p)));
+    const fresh = problems.filter((p) => p.severity === "error" && !known.has(key(p)) && !removed.has(p));
     if (this.current && fresh.length) {
       this.hooks.rebuildFailed.call({ reason, generation }, fresh);
-      this.log.warn(`rebuild #${generation} (${reason}) failed; keeping generation ${this.current.pool.generation}: ${fresh.map((p) => `${p.plugin} ${p.file ?? ""}${p.path ?? ""}: ${p.message}`).join("; ")}`);
+      this.log.warn(`rebuild #${generation} (${reason}) failed; keeping generation ${this.current.pool.generation}: ${fresh.map((p) => `${p.plugin} ${p.file ?? ""}${p.path ? ` ${p.path}` : ""}: ${p.message}`).join("; ")}`);
       return { ok: false, pool: this.current.pool, problems, failures: fresh, ms: performance.now() - t0 };
     }
 
+    const prevConfig = this.config;
+    const prevLoaded = this.loaded;
+    const fail = (failures: ProblemReport[], all: ProblemReport[]): RebuildResult => {
+      this.config = prevConfig;
+      this.loaded = prevLoaded;
+      this.hooks.rebuildFailed.call({ reason, generation }, failures);
+      this.log.warn(`rebuild #${generation} (${reason}) failed; keeping generation ${this.current!.pool.generation}: ${failures.map((p) => `${p.plugin} ${p.file ?? ""}${p.path ? ` ${p.path}` : ""}: ${p.message}`).join("; ")}`);
+      return { ok: false, pool: this.current!.pool, problems: all, failures, ms: performance.now() - t0 };
+    };
     this.config = config;
     this.loaded = loaded;
-    await this.syncActivePlugins(loaded, problems, inlineDefs(this.options.plugins));
+    const importFailures = await this.syncActivePlugins(loaded, problems, inlineDefs(this.options.plugins), known);
+    if (this.current && importFailures.length) return fail(importFailures, problems);
 
     const build = new Build(generation, this._mode, this.cwd, loaded, this.view);
     this.hooks.build.call(build);
@@ -243,10 +292,16 @@ export class Host {
       pool = await build.assemble();
     } catch (e) {
       const pr: ProblemReport = { plugin: "toolhost", path: "build", message: `pool assembly failed: ${errorMessage(e)}`, severity: "error" };
+      if (this.current) return fail([pr], [...problems, pr]);
       this.hooks.rebuildFailed.call({ reason, generation }, [pr]);
-      if (this.current) return { ok: false, pool: this.current.pool, problems: [...problems, pr], failures: [pr], ms: performance.now() - t0 };
       throw e;
     }
+    // Plugin code that no longer loads (a tool module with a syntax error) is a broken edit too:
+    // the last good generation keeps serving until it is fixed.
+    const codeFiles = new Set(loaded.flatMap((lp) => [...lp.components.tools.map((t) => t.file), ...(lp.components.main ? [lp.components.main.file] : [])]));
+    const knownBuild = new Set((this.current?.build.problems ?? []).filter((p) => p.severity === "error").map(key));
+    const brokenCode = build.problems.filter((p) => p.severity === "error" && p.file && codeFiles.has(p.file) && !knownBuild.has(key(p)));
+    if (this.current && brokenCode.length) return fail(brokenCode, [...problems, ...build.problems]);
     const prev = this.current?.pool;
     const executor = new Executor(build, this.view, (tool, input) => this.allowAlways(tool, input));
     this.current = { build, pool, executor }; // the swap: one assignment
@@ -255,7 +310,7 @@ export class Host {
     this.hooks.rebuildDone.call(pool, diff);
     if (diff.fingerprintChanged) this.hooks.poolChanged.call(pool, diff);
     const ms = performance.now() - t0;
-    this.log.info(`generation ${generation} (${reason}): ${pool.tools.length} loaded, ${pool.deferred.length} deferred, ${pool.excluded.length} excluded; +${diff.added.length} -${diff.removed.length} ~${diff.changed.length} in ${ms.toFixed(0)} ms`);
+    this.log.info(`generation ${generation} (${reason}): ${pool.tools.length} loaded, ${pool.deferred.length} deferred, ${pool.excluded.length} excluded; +${diff.added.length} -${diff.removed.length} ~${diff.changed.length}${describeDiff(diff)} in ${ms.toFixed(0)} ms`);
     return { ok: true, pool, diff, problems: [...problems, ...build.problems], ms };
   }
 
@@ -275,30 +330,51 @@ export class Host {
     return { kind: "npm", path: "", from };
   }
 
-  /** Activate plugins with code (`main` modules and inline plugins); dispose removed or changed ones. */
-  private async syncActivePlugins(loaded: LoadedPlugin[], problems: ProblemReport[], inline: Map<string, PluginDefinition>): Promise<void> {
+  /**
+   * Activate plugins with code (`main` modules and inline plugins); dispose removed or changed ones.
+   * New and edited modules are imported before anything is disposed: when an import brings an error
+   * the last good generation did not have (`known`), nothing changes and the failures are returned.
+   */
+  private async syncActivePlugins(loaded: LoadedPlugin[], problems: ProblemReport[], inline: Map<string, PluginDefinition>, known: Set<string>): Promise<ProblemReport[]> {
     const want = new Map<string, LoadedPlugin>();
     for (const lp of loaded) if (lp.components.main || lp.kind === "inline") want.set(lp.id, lp);
+    const prepared = new Map<string, { def?: PluginDefinition; problem?: ProblemReport; stamp: string }>();
+    for (const [id, lp] of want) {
+      const stamp = stampOf(lp);
+      const ap = this.active.get(id);
+      if (ap && ap.stamp === stamp) continue;
+      try {
+        const def = lp.kind === "inline" ? inline.get(id) : await importPlugin(lp);
+        if (!def) throw new Error(`module ${lp.components.main?.file} does not export a plugin (default export of definePlugin({ name, apply }))`);
+        prepared.set(id, { def, stamp });
+      } catch (e) {
+        const pr: ProblemReport = { plugin: id, file: lp.components.main?.file ?? lp.manifestFile, path: lp.components.main ? "/main" : undefined, message: `activating plugin failed: ${errorMessage(e)}`, severity: "error" };
+        prepared.set(id, { problem: pr, stamp });
+      }
+    }
+    const key = (p: ProblemReport) => `${p.plugin}\0${p.file}\0${p.path}\0${p.message}`;
+    const fresh = [...prepared.values()].flatMap((p) => (p.problem && !known.has(key(p.problem)) ? [p.problem] : []));
+    if (fresh.length && this.current) return fresh;
+
     for (const [id, ap] of this.active) {
       const lp = want.get(id);
-      if (!lp || stampOf(lp) !== ap.stamp) await this.deactivate(id);
+      if (!lp || prepared.has(id)) await this.deactivate(id);
     }
     for (const [id, lp] of want) {
-      if (this.active.has(id)) {
+      const prep = prepared.get(id);
+      if (!prep) {
         this.active.get(id)!.record = lp;
         continue;
       }
-      let def: PluginDefinition | undefined;
       try {
-        def = lp.kind === "inline" ? inline.get(id) : await importPlugin(lp);
-        if (!def) throw new Error(`module ${lp.components.main?.file} does not export a plugin (default export of definePlugin({ name, apply }))`);
-        const ap: ActivePlugin = { id, stamp: stampOf(lp), token: {}, disposers: [], record: lp };
+        if (prep.problem) throw prep.problem;
+        const ap: ActivePlugin = { id, stamp: prep.stamp, token: {}, disposers: [], record: lp };
         this.active.set(id, ap);
-        await def.apply(this.contextFor(ap));
+        await prep.def!.apply(this.contextFor(ap));
         this.hooks.activate.call(lp);
       } catch (e) {
         this.active.delete(id);
-        const pr: ProblemReport = { plugin: id, file: lp.components.main?.file ?? lp.manifestFile, path: lp.components.main ? "/main" : undefined, message: `activating plugin failed: ${errorMessage(e)}`, severity: "error" };
+        const pr: ProblemReport = prep.problem ?? { plugin: id, file: lp.components.main?.file ?? lp.manifestFile, path: lp.components.main ? "/main" : undefined, message: `activating plugin failed: ${errorMessage(e)}`, severity: "error" };
         problems.push(pr);
         lp.problems.push(pr);
         this.hooks.activateFailed.call(lp, pr);
@@ -306,6 +382,7 @@ export class Host {
         if (idx >= 0) loaded.splice(idx, 1);
       }
     }
+    return [];
   }
 
   private async deactivate(id: string): Promise<void> {
@@ -407,9 +484,21 @@ export class Host {
     this.closed = true;
     clearTimeout(this.timer);
     await this.running?.catch(() => {});
+    await this.next?.promise.catch(() => {});
     await this.hooks.dispose.promise();
     for (const id of [...this.active.keys()]) await this.deactivate(id);
   }
+}
+
+/** " (+a, b; -c; ~d)" with at most 5 names per kind, for the rebuild log line. */
+function describeDiff(diff: PoolDiff): string {
+  const part = (sign: string, xs: string[]) => (xs.length ? `${sign}${xs.slice(0, 5).join(", ")}${xs.length > 5 ? ` …${xs.length - 5} more` : ""}` : "");
+  const parts = [part("+", diff.added), part("-", diff.removed), part("~", diff.changed)].filter(Boolean);
+  return parts.length ? ` (${parts.join("; ")})` : "";
+}
+
+function joinReasons(reasons: string[]): string {
+  return reasons.length <= 5 ? reasons.join("; ") : `${reasons.slice(0, 5).join("; ")}; and ${reasons.length - 5} more`;
 }
 
 function inlineRecord(def: PluginDefinition, cwd: string): LoadedPlugin {
@@ -438,9 +527,17 @@ function inlineDefs(defs: PluginDefinition[] | undefined): Map<string, PluginDef
 function stampOf(lp: LoadedPlugin): string {
   if (lp.kind === "inline") return "inline";
   if (lp.source.kind === "bundled") return `bundled:${lp.components.main?.file}`;
+  return codeStamp(lp.root, lp.components.main?.file ?? "");
+}
+
+/**
+ * A stamp of a plugin directory's code and JSON files (path, inode, mtime, size; node_modules and .git
+ * skipped): it changes when any of them is edited, added, removed or replaced by an atomic save.
+ */
+export function codeStamp(root: string, salt = ""): string {
   const h = createHash("sha1");
-  h.update(lp.components.main?.file ?? "");
-  walk(lp.root, 0, (f, st) => h.update(`${f}:${st.mtimeMs}:${st.size}\n`));
+  h.update(salt);
+  walk(root, 0, (f, st) => h.update(`${f}:${st.ino}:${st.mtimeMs}:${st.size}\n`));
   return h.digest("hex");
 }
 

@@ -6,7 +6,7 @@
  * not applied to the next Build.
  */
 import type { ProblemReport } from "./errors.ts";
-import type { HostHooks } from "./hooks.ts";
+import type { HostHooks, PluginSource } from "./hooks.ts";
 import type { LoadedPlugin } from "./manifest.ts";
 import type { PoolSnapshot } from "./pool.ts";
 import type { HostConfig } from "./config.ts";
@@ -30,6 +30,10 @@ export interface HostView {
   pool(): PoolSnapshot | undefined;
   /** Schedule a rebuild through the one rebuild path. */
   invalidate(reason: string): void;
+  /** Config and settings files (existing or searched for) whose change should trigger a rebuild. */
+  watchedFiles?(): readonly string[];
+  /** Plugin sources the last rebuild discovered (bundled manifests, config `plugins`, --plugin-dir), loaded or not. */
+  sources?(): readonly PluginSource[];
   session(id?: string): Session;
   readonly log: Logger;
   /** Options the embedding program passed to createHost (for plugins that read their own keys). */

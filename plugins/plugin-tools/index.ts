@@ -1,26 +1,37 @@
 /**
  * Collects tools from every plugin's manifest `tools` modules (TS/JS, loaded with jiti).
  * A module's default export and named exports that are tools (defineTool or plain objects with
- * name/description/inputSchema/call) all count; arrays of tools too. Modules are re-imported fresh
- * on every generation, so an edited tool module really runs.
+ * name/description/inputSchema/call) all count; arrays of tools too. A plugin's modules are
+ * re-imported fresh (no module cache) whenever a file in its directory changed, so an edited tool
+ * module — or a file it imports from its plugin — really runs; unchanged plugins reuse the modules
+ * they loaded (diff, don't restart: a no-change rebuild does not re-evaluate every module).
  */
 import { createJiti } from "jiti";
-import { definePlugin, isToolDefinition, errorMessage, type Tool, type ToolDefinition } from "../../core/index.ts";
+import { codeStamp, definePlugin, isToolDefinition, errorMessage, type Tool, type ToolDefinition } from "../../core/index.ts";
 
 const PLUGIN_NAME = "plugin-tools";
 
 export default definePlugin({
   name: PLUGIN_NAME,
   apply(ctx) {
+    /** Loaded modules by file, with the code stamp of their plugin directory when they were imported. */
+    let modules = new Map<string, { stamp: string; mod: Record<string, unknown> }>();
     ctx.hooks.build.tap(PLUGIN_NAME, (build) => {
       build.hooks.collect.tapPromise(PLUGIN_NAME, async (collector) => {
+        const next = new Map<string, { stamp: string; mod: Record<string, unknown> }>();
         for (const lp of build.plugins) {
+          const stamp = lp.components.tools.length ? (lp.source.kind === "bundled" ? "bundled" : codeStamp(lp.root)) : "";
           for (const comp of lp.components.tools) {
             const bundled = lp.source.kind === "bundled";
             let mod: Record<string, unknown>;
             try {
-              const jiti = createJiti(import.meta.url, { moduleCache: bundled, fsCache: true, interopDefault: false });
-              mod = (await jiti.import(comp.file)) as Record<string, unknown>;
+              const hit = modules.get(comp.file);
+              if (hit && hit.stamp === stamp) mod = hit.mod;
+              else {
+                const jiti = createJiti(import.meta.url, { moduleCache: bundled, fsCache: true, interopDefault: false });
+                mod = (await jiti.import(comp.file)) as Record<string, unknown>;
+              }
+              next.set(comp.file, { stamp, mod });
             } catch (e) {
               collector.problem({ plugin: lp.id, file: comp.file, path: comp.jsonPath, message: `cannot load tool module: ${errorMessage(e)}`, severity: "error" });
               continue;
@@ -44,6 +55,7 @@ export default definePlugin({
             }
           }
         }
+        modules = next;
       });
     });
   },

@@ -5,6 +5,7 @@ import { explain } from "./explain.ts";
 import { check } from "./check.ts";
 import { call } from "./call.ts";
 import { searchCommand } from "./search.ts";
+import { watch } from "./watch.ts";
 import { hooks } from "./hooks.ts";
 
-export const commands: Command[] = [tools, explain, call, check, searchCommand, hooks];
+export const commands: Command[] = [tools, explain, call, check, searchCommand, watch, hooks];
