@@ -91,8 +91,9 @@ export function interpret(event: string, h: Handler, run: RunResult): Effect {
     }
     if (run.status === "block") {
       // Exit 2 blocks; a JSON allow cannot override it. Reason: JSON reason, else stderr.
+      const jsonReason = e.decision === "deny" ? e.reason : undefined; // an allow's reason is not a block reason
       e.decision = "deny";
-      e.reason = e.reason ?? str(j?.reason) ?? (str(run.stderr)?.trim() || "blocked by hook (exit 2)");
+      e.reason = jsonReason ?? str(j?.reason) ?? (str(run.stderr)?.trim() || "blocked by hook (exit 2)");
     }
     if (e.stop) {
       e.decision = "deny";
@@ -119,6 +120,10 @@ export function interpret(event: string, h: Handler, run: RunResult): Effect {
         e.reason = str(d.message);
         if (d.updatedInput && typeof d.updatedInput === "object" && !Array.isArray(d.updatedInput)) e.updatedInput = d.updatedInput as Record<string, unknown>;
       } else e.warnings.push(`hookSpecificOutput.decision.behavior must be "allow" or "deny", got ${JSON.stringify(d.behavior)}; ignored`);
+    }
+    if (e.stop) {
+      e.decision = "deny";
+      e.reason = e.stop;
     }
   }
 

@@ -18,14 +18,22 @@ export interface Handler {
   matches: (toolName: string) => boolean;
   if?: string;
   rulesRoot: string;
+  /** "command" (a process) or "http" (a POST of the same JSON to `command`, which holds the URL). */
+  type: "command" | "http";
+  /** The command line, or the URL for http hooks. */
   command: string;
   args?: string[];
+  /** http: request headers; `$VAR` / `${VAR}` expand only for names in allowedEnvVars (others → ""). */
+  headers?: Record<string, string>;
+  allowedEnvVars: string[];
   /** Seconds. */
   timeout: number;
   onFailure: "continue" | "block";
   /** Variables exported to the process (CLAUDE_PROJECT_DIR, CLAUDE_PLUGIN_ROOT …). */
   env: Record<string, string>;
   statusMessage?: string;
+  /** `async: true`: runs in the background; only additionalContext/systemMessage count, delivered with the session's next call. */
+  async: boolean;
   /** Other declarations this one stands for (identical settings handlers run once). */
   duplicates: string[];
 }
@@ -83,16 +91,17 @@ export function collectHandlers(plugins: readonly LoadedPlugin[], problems: Prob
           (group.hooks ?? []).forEach((raw, hi) => {
             const h = raw as Record<string, unknown>;
             const jsonPath = `${base}/hooks/${hi}`;
-            if (h.type !== "command") {
-              problems.push({ plugin: lp.id, file: comp.file, path: `${jsonPath}/type`, message: `hook type "${String(h.type)}" is not supported by toolhost (only "command"); this handler is ignored`, severity: "warning" });
+            if (h.type !== "command" && h.type !== "http") {
+              problems.push({ plugin: lp.id, file: comp.file, path: `${jsonPath}/type`, message: `hook type "${String(h.type)}" is not supported by toolhost (only "command" and "http"); this handler is ignored`, severity: "warning" });
               return;
             }
-            if (typeof h.command !== "string" || !h.command) {
-              problems.push({ plugin: lp.id, file: comp.file, path: `${jsonPath}/command`, message: `command hook needs a non-empty "command"`, severity: "error" });
+            const key = h.type === "http" ? "url" : "command";
+            if (typeof h[key] !== "string" || !h[key]) {
+              problems.push({ plugin: lp.id, file: comp.file, path: `${jsonPath}/${key}`, message: `${h.type} hook needs a non-empty "${key}"; this handler is ignored`, severity: "error" });
               return;
             }
-            if (h.async === true) {
-              problems.push({ plugin: lp.id, file: comp.file, path: `${jsonPath}/async`, message: `async hooks are not supported yet; this handler runs synchronously`, severity: "warning" });
+            if (h.asyncRewake === true) {
+              problems.push({ plugin: lp.id, file: comp.file, path: `${jsonPath}/asyncRewake`, message: `asyncRewake is not supported; the handler runs as a plain async hook`, severity: "warning" });
             }
             const handler: Handler = {
               event,
@@ -105,23 +114,27 @@ export function collectHandlers(plugins: readonly LoadedPlugin[], problems: Prob
               matches: m.test,
               if: typeof h.if === "string" && h.if ? h.if : undefined,
               rulesRoot: lp.rulesRoot,
-              command: h.command,
+              type: h.type,
+              command: String(h[key]),
+              headers: h.type === "http" && h.headers && typeof h.headers === "object" ? (h.headers as Record<string, string>) : undefined,
+              allowedEnvVars: Array.isArray(h.allowedEnvVars) ? h.allowedEnvVars.map(String) : [],
               args: Array.isArray(h.args) ? h.args.map(String) : undefined,
               timeout: typeof h.timeout === "number" && h.timeout > 0 ? h.timeout : DEFAULT_TIMEOUT_S,
               onFailure: h.onFailure === "block" ? "block" : "continue",
               env: lp.env,
               statusMessage: typeof h.statusMessage === "string" ? h.statusMessage : undefined,
+              async: h.async === true || h.asyncRewake === true,
               duplicates: [],
             };
             // Identical handlers from settings files run once; a plugin's copy stays separate (formats §3.1).
             if (lp.kind === "settings" || lp.kind === "config") {
-              const key = JSON.stringify([event, handler.command, handler.args ?? null, handler.matcher ?? "", handler.if ?? ""]);
-              const first = seen.get(key);
+              const dedupKey = JSON.stringify([event, handler.type, handler.command, handler.args ?? null, handler.matcher ?? "", handler.if ?? ""]);
+              const first = seen.get(dedupKey);
               if (first) {
                 first.duplicates.push(`${lp.id} ${comp.file}${jsonPath}`);
                 return;
               }
-              seen.set(key, handler);
+              seen.set(dedupKey, handler);
             }
             let list = out.get(event);
             if (!list) out.set(event, (list = []));

@@ -13,9 +13,17 @@ import { definePlugin, TRACE, type CallState, type PostToolUseContext, type PreT
 import { collectHandlers, label, TOOL_EVENTS, type Handler } from "./handlers.ts";
 import { runHandler } from "./run.ts";
 import { composeInputs, interpret, type Effect } from "./compose.ts";
-import { matchesRule } from "./if-rule.ts";
+import { matchesRule } from "../permissions/match.ts";
 
 const PLUGIN_NAME = "command-hooks";
+
+interface PendingAsync {
+  texts: string[];
+  hook: string;
+  event: string;
+  ms: number;
+}
+
 /**
  * Stage of the command-hooks taps on preToolUse / postToolUse / postToolUseFailure / permissionRequest.
  * In-process handlers tapped at a lower stage run before every command hook (and their rewrite is
@@ -26,6 +34,9 @@ export const COMMAND_HOOKS_STAGE = 0;
 export default definePlugin({
   name: PLUGIN_NAME,
   apply(ctx) {
+    // Kills async hooks still running when the plugin is disposed (host closed or plugin reloaded).
+    const shutdown = new AbortController();
+    ctx.onDispose(() => shutdown.abort());
     ctx.hooks.build.tap(PLUGIN_NAME, (build) => {
       const problems: Parameters<typeof collectHandlers>[1] = [];
       const byEvent = collectHandlers(build.plugins, problems);
@@ -44,14 +55,17 @@ export default definePlugin({
             if (e.substitute && e.decision !== "deny") p.substitute(e.substitute, source(e.handler));
           }
           const comp = composeInputs(p.input, effects);
-          for (const [e, keys] of comp.changes) detailOf(p.call, e).changed = keys;
+          for (const [e, keys] of comp.changes) {
+            const d = details.get(e);
+            if (d) d.changed = keys;
+          }
           for (const c of comp.conflicts) {
             p.call[TRACE].push({
               stage: "hook.PreToolUse.conflict",
               plugin: c.later.plugin,
               ms: 0,
               outcome: "later-wins",
-              detail: { key: c.key, earlier: `${c.earlier.plugin} ${c.earlier.file}${c.earlier.jsonPath}`, later: `${c.later.plugin} ${c.later.file}${c.later.jsonPath}` },
+              detail: { key: c.key, earlier: where(c.earlier), later: where(c.later) },
             });
           }
           if (comp.changed) p.updateInput(comp.input, `${PLUGIN_NAME}: ${[...new Set([...comp.setBy.values()].map((h) => h.plugin))].join(", ")}`);
@@ -63,6 +77,8 @@ export default definePlugin({
         if (!list?.length) continue;
         build.hooks[event === "PostToolUse" ? "postToolUse" : "postToolUseFailure"].tapPromise({ name: PLUGIN_NAME, stage: COMMAND_HOOKS_STAGE }, async (post: PostToolUseContext) => {
           const extra: Record<string, unknown> = { tool_input: post.call.input, tool_use_id: post.call.toolUseId };
+          const callEntry = post.call[TRACE].findLast((t) => t.stage === "call");
+          if (callEntry) extra.duration_ms = Math.round(callEntry.ms);
           if (event === "PostToolUse") extra.tool_response = post.result.meta?.tool_response ?? post.result.structuredContent ?? post.result.content;
           else {
             extra.error = post.error ?? "";
@@ -75,7 +91,17 @@ export default definePlugin({
           }
           // Output replacements: the last declaration wins (each is traced).
           const outs = effects.filter((e) => e.updatedOutput);
-          if (outs.length) post.updateOutput(outs[outs.length - 1]!.updatedOutput!, source(outs[outs.length - 1]!.handler));
+          const winner = outs[outs.length - 1];
+          if (winner) post.updateOutput(winner.updatedOutput!, source(winner.handler));
+          for (const loser of outs.slice(0, -1)) {
+            post.call[TRACE].push({
+              stage: `hook.${event}.conflict`,
+              plugin: winner!.handler.plugin,
+              ms: 0,
+              outcome: "later-wins",
+              detail: { key: "updatedToolOutput", earlier: where(loser.handler), later: where(winner!.handler) },
+            });
+          }
         });
       }
 
@@ -108,10 +134,46 @@ export default definePlugin({
         };
         if (call.tool?.origin === "mcp" && call.tool.server) payload.mcp_server = { name: call.tool.server, source: call.tool.plugin };
         const stdin = JSON.stringify(payload);
-        const runs = await Promise.all(matching.map((h) => runHandler(h, stdin, { cwd: b.cwd, projectDir: host.cwd, signal: call.signal })));
-        const effects = matching.map((h, i) => interpret(event, h, runs[i]!));
+        const sync = matching.filter((h) => !h.async);
+        for (const h of matching) if (h.async) startAsync(b, event, h, stdin, call);
+        const runs = await Promise.all(sync.map((h) => runHandler(h, stdin, { cwd: b.cwd, projectDir: host.cwd, signal: call.signal })));
+        const effects = sync.map((h, i) => interpret(event, h, runs[i]!));
         for (const e of effects) traceEffect(call, event, e);
         return effects;
+      }
+
+      /**
+       * Async hooks (formats §3.8) run in the background, detached from the call (its abort does not
+       * kill them; host shutdown does). Decision fields are ignored; additionalContext and systemMessage
+       * are delivered with the next call of the same session, after its result (Claude Code: next turn).
+       */
+      function startAsync(b: BuildView, event: string, h: Handler, stdin: string, call: CallState): void {
+        const session = call.session;
+        call[TRACE].push({ stage: `hook.${event}`, plugin: h.plugin, ms: 0, outcome: "async-started", detail: { file: h.file, jsonPath: h.jsonPath, command: label(h) } });
+        void runHandler(h, stdin, { cwd: b.cwd, projectDir: host.cwd, signal: shutdown.signal }).then((run) => {
+          const e = interpret(event, h, run);
+          const texts = [e.additionalContext, e.systemMessage && `[hook message] ${e.systemMessage}`].filter((x): x is string => !!x);
+          if (e.failure) host.log.warn(`async ${event} hook "${label(h)}" (${h.plugin} ${h.file}${h.jsonPath}): ${e.failure}`);
+          if (!texts.length) return;
+          const pending = (session.stateFor(PLUGIN_NAME).get("pending") as PendingAsync[] | undefined) ?? [];
+          pending.push({ texts, hook: `${h.plugin} ${h.file}${h.jsonPath}`, event, ms: run.ms });
+          session.stateFor(PLUGIN_NAME).set("pending", pending);
+        });
+      }
+
+      if ([...byEvent.values()].some((l) => l.some((h) => h.async))) {
+        // Deliver finished async hooks' context with the session's next call, after its shaped result.
+        build.hooks.shape.tap({ name: PLUGIN_NAME, stage: COMMAND_HOOKS_STAGE }, (result, call) => {
+          const st = call.session.stateFor(PLUGIN_NAME);
+          const pending = st.get("pending") as PendingAsync[] | undefined;
+          if (!pending?.length) return result;
+          st.set("pending", []);
+          for (const p of pending) {
+            call.notes.push(...p.texts);
+            call[TRACE].push({ stage: `hook.${p.event}.async`, plugin: p.hook.split(" ")[0], ms: p.ms, outcome: "delivered", detail: { hook: p.hook } });
+          }
+          return result;
+        });
       }
 
       function ifMatches(h: Handler, toolName: string, call: CallState): boolean {
@@ -160,13 +222,13 @@ export default definePlugin({
         if (e.systemMessage) host.log.warn(`${event} hook "${label(h)}": ${e.systemMessage}`);
         if (e.stop) call.data.set("toolhost.stop", { reason: e.stop, hook: where });
       }
-
-      function detailOf(_call: CallState, e: Effect): Record<string, unknown> {
-        return details.get(e) ?? {};
-      }
     });
   },
 });
+
+function where(h: Handler): string {
+  return `${h.plugin} ${h.file}${h.jsonPath}`;
+}
 
 function source(h: Handler): string {
   return `${h.plugin}: ${label(h)}`;

@@ -27,6 +27,7 @@ export interface RunResult {
 }
 
 const MAX_OUTPUT = 1 << 20;
+const createdDataDirs = new Set<string>();
 
 let baseEnv: Record<string, string> | undefined;
 /** The host's environment minus OTEL_* (formats §3.4), computed once. */
@@ -39,7 +40,16 @@ function inheritedEnv(): Record<string, string> {
 }
 
 export function runHandler(h: Handler, stdin: string, opts: { cwd: string; projectDir: string; signal?: AbortSignal }): Promise<RunResult> {
+  if (h.type === "http") return runHttp(h, stdin, opts.signal);
   const t0 = performance.now();
+  // ${CLAUDE_PLUGIN_DATA} is created on first reference (formats §1.5): when a plugin's hook first runs.
+  const dataDir = h.pluginKind === "plugin" ? h.env.CLAUDE_PLUGIN_DATA : undefined;
+  if (dataDir && !createdDataDirs.has(dataDir)) {
+    createdDataDirs.add(dataDir);
+    try {
+      fs.mkdirSync(dataDir, { recursive: true });
+    } catch {}
+  }
   const env: Record<string, string> = { ...inheritedEnv(), CLAUDE_PROJECT_DIR: opts.projectDir, TOOLHOST_PROJECT_DIR: opts.projectDir, ...h.env };
   return new Promise<RunResult>((resolve) => {
     let stdout = "";
@@ -139,6 +149,41 @@ function isExecutable(file: string): boolean {
     return buf.toString("latin1", 0, 2) === "#!" || (buf[0] === 0x7f && buf.toString("latin1", 1, 4) === "ELF");
   } catch {
     return false;
+  }
+}
+
+/**
+ * HTTP hooks (formats §3.6): the same JSON is POSTed to the URL. 2xx + empty body = exit 0; 2xx + JSON =
+ * parsed; 2xx + non-JSON, non-2xx, connection error or timeout = non-blocking error. HTTP can only block
+ * through JSON (there is no exit 2).
+ */
+async function runHttp(h: Handler, body: string, signal?: AbortSignal): Promise<RunResult> {
+  const t0 = performance.now();
+  const allowed = new Set(h.allowedEnvVars);
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  for (const [k, v] of Object.entries(h.headers ?? {})) {
+    headers[k] = String(v).replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (_m, a: string | undefined, b: string | undefined) => {
+      const name = (a ?? b)!;
+      return allowed.has(name) ? process.env[name] ?? "" : "";
+    });
+  }
+  const timeout = AbortSignal.timeout(h.timeout * 1000);
+  const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
+  const base = { exitCode: null, stdout: "", stderr: "" };
+  try {
+    const res = await fetch(h.command, { method: "POST", headers, body, signal: both });
+    const text = await res.text();
+    const ms = performance.now() - t0;
+    if (!res.ok) return { ...base, status: "error", stdout: text, ms, message: `HTTP ${res.status} ${res.statusText}` };
+    if (!text.trim()) return { ...base, status: "ok", exitCode: 0, ms };
+    const parsed = parseStdout(text);
+    if (parsed.json) return { ...base, status: "ok", exitCode: 0, stdout: text, json: parsed.json, ms };
+    return { ...base, status: "error", stdout: text, ms, message: "2xx response whose body is not a JSON object" };
+  } catch (e) {
+    const ms = performance.now() - t0;
+    if (signal?.aborted) return { ...base, status: "aborted", ms, message: "the call was aborted" };
+    if (timeout.aborted) return { ...base, status: "timeout", ms, message: `timed out after ${h.timeout} s` };
+    return { ...base, status: "error", ms, message: `request failed: ${(e as Error).message}${(e as { cause?: Error }).cause ? ` (${(e as { cause: Error }).cause.message})` : ""}` };
   }
 }
 

@@ -82,8 +82,9 @@ export default definePlugin({
         if (total <= budget) return result;
         const full = body.map((c) => c.text ?? "").join("\n");
         const file = path.join(spillRoot(), safe(call.sessionId), `${safe(call.toolUseId)}.txt`);
-        await fs.promises.mkdir(path.dirname(file), { recursive: true });
-        await fs.promises.writeFile(file, full, "utf8");
+        // Private to the user: tool output may carry secrets.
+        await fs.promises.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+        await fs.promises.writeFile(file, full, { encoding: "utf8", mode: 0o600 });
         const text = truncate(full, budget, file);
         const first = result.content.indexOf(body[0]!);
         const content = result.content.flatMap((c, i) => (i === first ? [{ type: "text", text } as ToolContent] : body.includes(c) ? [] : [c]));

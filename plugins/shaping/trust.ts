@@ -1,7 +1,7 @@
 /**
  * Whether file content is trusted: a file is **trusted** when its real path (symlinks resolved) is
  * inside the project directory, is not inside `node_modules/` or `.git/`, and is not ignored by the
- * project's root `.gitignore` / `.git/info/exclude` (ignored files are typically dependencies, build
+ * project's `.gitignore` files (root and nested, down to the file) or `.git/info/exclude` (ignored files are typically dependencies, build
  * output, downloads and caches: content nobody on the team wrote). Files in toolhost's own output
  * directory (spilled tool output) are trusted too. Everything else is **untrusted**.
  */
@@ -16,7 +16,6 @@ export interface TrustVerdict {
 }
 
 export class TrustChecker {
-  private ig?: Ignore;
   private readonly root: string;
   private readonly extra: string[];
   constructor(cwd: string, trustedDirs: string[] = []) {
@@ -24,16 +23,32 @@ export class TrustChecker {
     this.extra = trustedDirs.map(real);
   }
 
-  private ignores(): Ignore {
-    if (!this.ig) {
-      this.ig = ignore();
-      for (const f of [path.join(this.root, ".gitignore"), path.join(this.root, ".git", "info", "exclude")]) {
+  private readonly igs = new Map<string, Ignore | null>();
+
+  /** The ignore rules of one directory's .gitignore (root: plus .git/info/exclude); null when none. */
+  private rulesOf(dir: string): Ignore | null {
+    let ig = this.igs.get(dir);
+    if (ig === undefined) {
+      const files = [path.join(dir, ".gitignore"), ...(dir === this.root ? [path.join(dir, ".git", "info", "exclude")] : [])];
+      ig = null;
+      for (const f of files) {
         try {
-          this.ig.add(fs.readFileSync(f, "utf8"));
+          (ig ??= ignore()).add(fs.readFileSync(f, "utf8"));
         } catch {}
       }
+      this.igs.set(dir, ig);
     }
-    return this.ig;
+    return ig;
+  }
+
+  /** gitignore semantics per level: every .gitignore from the root down to the file's directory is consulted. */
+  private ignored(rel: string): boolean {
+    const parts = rel.split(path.sep);
+    for (let i = 0; i < parts.length; i++) {
+      const ig = this.rulesOf(path.join(this.root, ...parts.slice(0, i)));
+      if (ig?.ignores(parts.slice(i).join("/"))) return true;
+    }
+    return false;
   }
 
   check(filePath: string): TrustVerdict {
@@ -46,7 +61,7 @@ export class TrustChecker {
     const parts = rel.split(path.sep);
     if (parts.includes("node_modules")) return { path: abs, trusted: false, why: "inside node_modules" };
     if (parts[0] === ".git") return { path: abs, trusted: false, why: "inside .git" };
-    if (this.ignores().ignores(rel.split(path.sep).join("/"))) return { path: abs, trusted: false, why: "ignored by .gitignore" };
+    if (this.ignored(rel)) return { path: abs, trusted: false, why: "ignored by .gitignore" };
     return { path: abs, trusted: true, why: "inside the project" };
   }
 }

@@ -50,4 +50,19 @@ describe("toolhost call with a plugin that brings a tool and a Claude Code hook"
     expect(r.out.trace.some((x: any) => x.stage === "hook.PreToolUse" && x.outcome === "allow")).toBe(true);
     expect(r.out.trace.some((x: any) => x.stage === "repairInput.detail")).toBe(true);
   });
+
+  it("toolhost hooks --json lists every handler with its source", () => {
+    const dir = tmpDir();
+    fs.mkdirSync(path.join(dir, ".claude"));
+    fs.writeFileSync(path.join(dir, ".claude", "settings.json"), JSON.stringify({ hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "guard.sh", if: "Bash(rm *)", timeout: 5 }] }] } }));
+    const plug = path.join(dir, "p");
+    fs.mkdirSync(path.join(plug, "hooks"), { recursive: true });
+    fs.writeFileSync(path.join(plug, "hooks", "hooks.json"), JSON.stringify({ hooks: { PostToolUse: [{ hooks: [{ type: "http", url: "http://127.0.0.1:9/x" }] }] } }));
+    const r = cli(dir, ["hooks", "--json", "--plugin-dir", plug]);
+    expect(r.code).toBe(0);
+    expect(r.out).toEqual([
+      expect.objectContaining({ event: "PreToolUse", matcher: "Bash", if: "Bash(rm *)", type: "command", command: "guard.sh", timeout: 5, plugin: "settings:project", file: path.join(dir, ".claude", "settings.json"), jsonPath: "/hooks/PreToolUse/0/hooks/0" }),
+      expect.objectContaining({ event: "PostToolUse", matcher: "*", type: "http", command: "http://127.0.0.1:9/x", plugin: "p", file: path.join(plug, "hooks", "hooks.json"), jsonPath: "/hooks/PostToolUse/0/hooks/0" }),
+    ]);
+  });
 });

@@ -309,6 +309,29 @@ describe("matchers, if rules, dedup", () => {
     expect([git.count(), any.count()]).toEqual([1, 2]);
   });
 
+  it("`if` uses the permission matcher: a Bash rule checks every subcommand of a compound command", async () => {
+    const dir = tmpDir();
+    const log = path.join(dir, "rm.log");
+    const guard = script(dir, "rm-guard.sh", `#!/bin/sh\ncat >/dev/null\necho x >> ${log}\necho 'no rm' >&2\nexit 2\n`);
+    // Inline stand-in for Bash that never runs anything (the built-in Bash wins the name after a merge;
+    // the commands below are harmless either way).
+    const bash = defineTool({ name: "Bash", description: "records", inputSchema: { properties: { command: { type: "string" } } }, call: (i: { command: string }) => `ran ${i.command}` });
+    const host = await start(dir, { tools: [bash], config: { hooks: hooksConfig("PreToolUse", [{ command: guard, if: "Bash(rm *)" }], "Bash") } });
+    const fired = () => (fs.existsSync(log) ? fs.readFileSync(log, "utf8").split("\n").filter(Boolean).length : 0);
+    const cases: Array<[string, boolean]> = [
+      ["echo hi", false],
+      ["echo hi && rm -f nothing.txt", true],
+      ["FOO=1 rm -f nothing.txt", true],
+      ["echo $(rm -f nothing.txt)", true],
+      ["echo rm", false],
+    ];
+    for (const [cmd, expected] of cases) {
+      const before = fired();
+      const o = await host.execute("Bash", { command: cmd }, { yes: true });
+      expect([cmd, fired() > before, o.status === "blocked"]).toEqual([cmd, expected, expected]);
+    }
+  });
+
   it("identical handlers from settings files run once; a plugin's copy stays separate", async () => {
     const dir = tmpDir();
     const c = counter(dir, "dup");
@@ -356,6 +379,7 @@ describe("a real Claude Code plugin directory", () => {
     const [root, data, twin, project] = fs.readFileSync(envOut, "utf8").trim().split("|");
     expect([root, twin, project]).toEqual([plug, plug, dir]);
     expect(data).toBe(path.join(dir, "data", "guard-plugin"));
+    expect(fs.statSync(data!).isDirectory()).toBe(true); // created on first reference
     o = await host.execute("Echo", { text: "harmless" }, { yes: true });
     expect(o.status).toBe("ok");
   });
@@ -367,18 +391,21 @@ describe("PostToolUse, PostToolUseFailure, PermissionRequest", () => {
     const stdinOut = path.join(dir, "post.json");
     const dump = script(dir, "dump.sh", `#!/bin/sh\ncat > ${stdinOut}\n`);
     const block = jsonHook(dir, "block.sh", { decision: "block", reason: "Run the tests first", hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "tests: 3 failing" } });
+    const upd0 = jsonHook(dir, "upd0.sh", { hookSpecificOutput: { hookEventName: "PostToolUse", updatedToolOutput: "first rewrite" } });
     const upd = jsonHook(dir, "upd.sh", { hookSpecificOutput: { hookEventName: "PostToolUse", updatedToolOutput: "redacted output" } });
-    const host = await start(dir, { config: { hooks: hooksConfig("PostToolUse", [{ command: dump }, { command: block }, { command: upd }]) } });
+    const host = await start(dir, { config: { hooks: hooksConfig("PostToolUse", [{ command: dump }, { command: upd0 }, { command: block }, { command: upd }]) } });
     const o = await host.execute("Echo", { text: "x" }, { yes: true, toolUseId: "toolu_p" });
     expect(o.status).toBe("ok");
     const all = text(o);
     expect(o.result.content[0]!.text).toBe("redacted output");
+    expect(o.trace.find((t) => t.stage === "hook.PostToolUse.conflict")).toMatchObject({ outcome: "later-wins", detail: { key: "updatedToolOutput" } });
     expect(all).toContain("Run the tests first");
     expect(all).toContain("tests: 3 failing");
     const j = JSON.parse(fs.readFileSync(stdinOut, "utf8"));
     expect(j.hook_event_name).toBe("PostToolUse");
     expect(j.tool_use_id).toBe("toolu_p");
     expect(j.tool_response).toEqual([{ type: "text", text: '{"text":"x"}' }]);
+    expect(typeof j.duration_ms).toBe("number");
   });
 
   it("PostToolUse exit 2 shows stderr to the model but does not undo the call", async () => {
@@ -422,6 +449,29 @@ describe("PostToolUse, PostToolUseFailure, PermissionRequest", () => {
     o = await host.execute("Echo", { text: "x" }, { yes: true });
     expect(o.status).toBe("not-approved");
     expect(o.reason).toContain("not on Fridays");
+  });
+});
+
+describe("async hooks", () => {
+  it("run in the background; their decision is ignored; their context arrives with the session's next call", async () => {
+    const dir = tmpDir();
+    const slow = script(dir, "slow.sh", `#!/bin/sh\ncat >/dev/null\nsleep 0.3\necho '{"systemMessage":"lint done","hookSpecificOutput":{"hookEventName":"PostToolUse","permissionDecision":"deny","additionalContext":"lint: 0 problems"}}'\n`);
+    const host = await start(dir, { config: { hooks: hooksConfig("PostToolUse", [{ command: slow, async: true }]) } });
+    const t0 = Date.now();
+    const first = await host.execute("Echo", { text: "1" }, { yes: true, sessionId: "a" });
+    expect(Date.now() - t0).toBeLessThan(250);
+    expect(first.trace.find((t) => t.stage === "hook.PostToolUse")!.outcome).toBe("async-started");
+    expect(text(first)).not.toContain("lint");
+    await new Promise((r) => setTimeout(r, 700));
+    const other = await host.execute("Echo", { text: "x" }, { yes: true, sessionId: "b" });
+    expect(text(other)).not.toContain("lint: 0 problems"); // another session gets nothing
+    const next = await host.execute("Echo", { text: "2" }, { yes: true, sessionId: "a" });
+    expect(next.status).toBe("ok");
+    expect(text(next)).toContain("lint: 0 problems");
+    expect(text(next)).toContain("[hook message] lint done");
+    expect(next.trace.some((t) => t.stage === "hook.PostToolUse.async" && t.outcome === "delivered")).toBe(true);
+    const again = await host.execute("Echo", { text: "3" }, { yes: true, sessionId: "a" });
+    expect(text(again)).not.toContain("lint: 0 problems"); // delivered once
   });
 });
 

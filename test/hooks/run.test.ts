@@ -8,7 +8,7 @@ import { script, tmpDir } from "./helpers.ts";
 
 const handler = (over: Partial<Handler>): Handler => ({
   event: "PreToolUse", index: 0, plugin: "p", pluginKind: "plugin", file: "/f", jsonPath: "/hooks/PreToolUse/0/hooks/0", matches: () => true,
-  rulesRoot: "/", command: "true", timeout: 5, onFailure: "continue", env: {}, duplicates: [], ...over,
+  rulesRoot: "/", command: "true", timeout: 5, onFailure: "continue", env: {}, async: false, type: "command", allowedEnvVars: [], duplicates: [], ...over,
 });
 
 describe("shell-form fast path (directExec)", () => {
@@ -43,6 +43,10 @@ describe("stdout parsing and exit codes", () => {
   it("exit 2 + invalid JSON still blocks; exit 2 reason is stderr", () => {
     const e = interpret("PreToolUse", handler({}), { status: "block", exitCode: 2, stdout: "{oops", stderr: "nope\n", badJson: "bad", ms: 1 });
     expect([e.decision, e.reason]).toEqual(["deny", "nope"]);
+  });
+  it("a JSON allow cannot override exit 2, and its reason is not used as the block reason", () => {
+    const e = interpret("PreToolUse", handler({}), { status: "block", exitCode: 2, stdout: "", stderr: "real reason\n", json: { hookSpecificOutput: { permissionDecision: "allow", permissionDecisionReason: "looks fine" } }, ms: 1 });
+    expect([e.decision, e.reason]).toEqual(["deny", "real reason"]);
   });
   it("exit 2 on PermissionRequest is ignored with a warning", () => {
     const e = interpret("PermissionRequest", handler({ event: "PermissionRequest" }), { status: "block", exitCode: 2, stdout: "", stderr: "x", ms: 1 });

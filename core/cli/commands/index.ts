@@ -7,5 +7,6 @@ import { call } from "./call.ts";
 import { searchCommand } from "./search.ts";
 import { serve } from "./serve.ts";
 import { watch } from "./watch.ts";
+import { hooks } from "./hooks.ts";
 
-export const commands: Command[] = [tools, explain, call, check, searchCommand, serve, watch];
+export const commands: Command[] = [tools, explain, call, check, searchCommand, serve, watch, hooks];
