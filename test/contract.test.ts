@@ -6,6 +6,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { createHost, definePlugin, type Host } from "../core/index.ts";
 import { REPO, tmpdir, writeTree } from "./helpers.ts";
 
@@ -48,6 +50,7 @@ beforeAll(async () => {
       plugins: ["./plugins/mod"],
       mcpServers: { memory: { command: process.execPath, args: [memory], env: { MEMORY_FILE_PATH: path.join(root, "memory.jsonl") } } },
       permissions: { allow: ["shout", "mcp__memory__*", "ToolSearch", "LSP"] },
+      transcript: "transcript.jsonl",
     },
   });
   host = await createHost({ cwd: root, plugins: [observer], pluginDirs: has("plugins/lsp/examples/typescript") ? [path.join(REPO, "plugins/lsp/examples/typescript")] : [] });
@@ -99,5 +102,34 @@ describe("one dispatch path for every tool source", () => {
     const o = await host.execute("LSP", { operation: "documentSymbol", filePath: "src/a.ts", line: 1, character: 14 }, { toolUseId: "lsp-1" });
     expect(host.pool.byName.get("LSP")!.origin).toBe("lsp");
     expectEveryStage(o, "lsp-1");
+  });
+});
+
+describe("calls arriving over MCP take the same path", () => {
+  it.skipIf(!has("plugins/mcp/serve.ts") || !has("plugins/transcript/index.ts"))("toolhost serve: built-in, plugin, MCP and ToolSearch-loaded calls all run every stage", async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [path.join(REPO, "bin/toolhost.mjs"), "serve", "--cwd", root, "--no-watch"], stderr: "pipe" });
+    const client = new Client({ name: "contract", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      const listed = (await client.listTools()).tools.map((t) => t.name);
+      expect(listed).toEqual(expect.arrayContaining(["Read", "shout", "ToolSearch"]));
+      await client.callTool({ name: "Read", arguments: { file_path: "notes.txt" } });
+      await client.callTool({ name: "shout", arguments: { text: "wire" } });
+      await client.callTool({ name: "ToolSearch", arguments: { query: "select:mcp__memory__read_graph" } });
+      const r = await client.callTool({ name: "mcp__memory__read_graph", arguments: {} });
+      expect(r.isError).toBeFalsy();
+    } finally {
+      await client.close();
+    }
+    const lines = fs.readFileSync(path.join(root, "transcript.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const wire = lines.filter((l) => l.source === "mcp");
+    expect(wire.map((l) => l.tool)).toEqual(["Read", "shout", "ToolSearch", "mcp__memory__read_graph"]);
+    for (const l of wire) {
+      expect(l.status).toBe("ok");
+      const core = l.trace.filter((t: { plugin: string }) => t.plugin === "toolhost").map((t: { stage: string }) => t.stage);
+      expect(core).toEqual(["lookup", "repairInput", "validate", "validateInput", "call"]);
+      const taps = new Set(l.trace.map((t: { stage: string }) => t.stage));
+      for (const stage of ["build.repairInput", "build.deny", "build.permission", "build.shape"]) expect(taps, `${l.tool}: ${stage}`).toContain(stage);
+    }
   });
 });
