@@ -57,3 +57,19 @@ export async function until(pred: () => boolean | Promise<boolean>, timeoutMs = 
     await new Promise((r) => setTimeout(r, stepMs));
   }
 }
+
+/** Is a process running? A killed one may linger as a zombie until reaped: that counts as gone. */
+export function alive(pid: number | undefined): boolean {
+  if (!pid) return false;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}

@@ -5,6 +5,7 @@ import { flag } from "../../core/index.ts";
 import { isDestructiveCommand, isReadOnlyCommand } from "../../plugins/builtin-tools/bash.ts";
 import { registry } from "../../plugins/builtin-tools/procs.ts";
 import { hostIn, run, tmpDir, type Host } from "./helpers.ts";
+import { alive } from "../helpers.ts";
 
 let dir: string;
 let host: Host;
@@ -17,19 +18,6 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-// A killed process may linger as a zombie until it is reaped (by PID 1 after its parent died): not alive.
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
-  } catch {
-    return false;
-  }
-};
 /** Under load the kill (SIGTERM, then SIGKILL after a grace period) can take a moment to land. */
 const goneWithin = async (pid: number, ms = 3000) => {
   const t0 = Date.now();

@@ -49,14 +49,7 @@ export function children(ppid: number): Array<{ pid: number; cmd: string }> {
   return out;
 }
 
-export function alive(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
-  } catch {
-    return false;
-  }
-}
+export { alive } from "../helpers.ts";
 
 
 /** The small test language server (a real process): see fixtures/fake-lsp.mjs. */

@@ -24,15 +24,7 @@ export function stdio(script: string, args: string[] = [], extra: Record<string,
   return { command: NODE, args: [script, ...args], ...extra };
 }
 
-export function alive(pid: number | undefined): boolean {
-  if (!pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+export { alive } from "../helpers.ts";
 
 export async function waitFor<T>(fn: () => T | Promise<T>, timeoutMs = 10_000, what = "condition"): Promise<NonNullable<T>> {
   const t0 = Date.now();
