@@ -42,7 +42,7 @@ export type {
 } from "./executor.ts";
 export { denialText } from "./executor.ts";
 export type { LoadedPlugin, Component, PermissionLists, HookEventMap } from "./manifest.ts";
-export { substitute, resolveInside } from "./manifest.ts";
+export { substitute, resolveInside, suggest, editDistance } from "./manifest.ts";
 export type { HostConfig } from "./config.ts";
 export { Session } from "./session.ts";
 export * from "./stages.ts";

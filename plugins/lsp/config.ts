@@ -8,7 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { createHash } from "node:crypto";
-import { stableStringify, type LoadedPlugin, type ProblemReport } from "../../core/index.ts";
+import { stableStringify, suggest, type LoadedPlugin, type ProblemReport } from "../../core/index.ts";
 
 export interface ServerDef {
   /** `plugin:<plugin>:<server>` (Claude Code's naming). */
@@ -107,7 +107,7 @@ function validate(
   const id = `plugin:${lp.id}:${name}`;
 
   for (const k of Object.keys(cfg)) {
-    if (!KNOWN.includes(k)) warn(`/${k}`, `unknown LSP server field "${k}" is ignored${suggest(k)}; the server still starts`);
+    if (!KNOWN.includes(k)) warn(`/${k}`, `unknown LSP server field "${k}" is ignored${suggest(k, KNOWN)}; the server still starts`);
   }
   const command = cfg.command;
   if (typeof command !== "string" || !command.trim()) err("/command", `LSP server "${name}" needs "command": the executable to start (a non-empty string, e.g. "typescript-language-server")`);
@@ -219,26 +219,3 @@ function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-function suggest(word: string): string {
-  let best: string | undefined;
-  let bestD = 3;
-  for (const k of KNOWN) {
-    const d = distance(word.toLowerCase(), k.toLowerCase());
-    if (d < bestD) [bestD, best] = [d, k];
-  }
-  return best ? ` (did you mean "${best}"?)` : "";
-}
-
-function distance(a: string, b: string): number {
-  const dp = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = dp[0]!;
-    dp[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = dp[j]!;
-      dp[j] = Math.min(dp[j]! + 1, dp[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return dp[b.length]!;
-}
