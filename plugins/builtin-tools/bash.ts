@@ -72,12 +72,11 @@ const CWD_KEY = SHELL_CWD_KEY;
 
 /**
  * Whether `cd` carries over between Bash calls (Claude Code does this). Off unless
- * TOOLHOST_BASH_PERSIST_CWD=1: the permissions plugin still resolves a Bash command's relative paths
- * against the host cwd, so a carried-over `cd` would let `echo > file` escape an `Edit(./dir/**)` deny.
- * Turn it on by default once permission checks read SHELL_CWD_KEY.
+ * On by default (as in Claude Code); TOOLHOST_BASH_PERSIST_CWD=0 turns it off. The permissions plugin
+ * reads SHELL_CWD_KEY, so relative paths in a later command are checked where they really land.
  */
 export function persistCwd(): boolean {
-  return process.env.TOOLHOST_BASH_PERSIST_CWD === "1";
+  return process.env.TOOLHOST_BASH_PERSIST_CWD !== "0";
 }
 
 /**

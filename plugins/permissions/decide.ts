@@ -22,6 +22,8 @@ export interface CallView {
   input: unknown;
   cwd: string;
   mode: string;
+  /** Where a shell command really runs (a `cd` carried over from an earlier Bash call); relative paths in it resolve here. */
+  shellCwd?: string;
 }
 
 /** Facts are computed once per call and input (a PreToolUse rewrite gets fresh facts). */
@@ -30,7 +32,7 @@ export function factsFor(call: CallView & { key?: object }): CallFacts {
   const key = call.key;
   const hit = key ? factsCache.get(key) : undefined;
   if (hit && hit.input === call.input) return hit.facts;
-  const facts = callFacts(call.toolName, call.input, call.cwd);
+  const facts = callFacts(call.toolName, call.input, call.cwd, call.shellCwd ?? call.cwd);
   if (key) factsCache.set(key, { input: call.input, facts });
   return facts;
 }
@@ -227,6 +229,6 @@ function segmentApproval(rs: RuleSet, f: CallFacts, s: Segment, mode: string, di
  * permission stages in order. Mirrors what the executor sees from this plugin's taps.
  */
 export function evaluate(rs: RuleSet, call: CallView): Decision {
-  const f = callFacts(call.toolName, call.input, call.cwd);
+  const f = callFacts(call.toolName, call.input, call.cwd, call.shellCwd ?? call.cwd);
   return denyDecision(rs, call, f) ?? rulesDecision(rs, call, f) ?? toolDecision(rs, call, f) ?? fallbackDecision(rs, call, f)!;
 }

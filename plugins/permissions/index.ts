@@ -91,7 +91,7 @@ export default definePlugin({
         for (const p of unknownToolWarnings(rs, names)) report(p);
       });
 
-      const view = (call: CallState): CallView & { key: object } => ({ key: call, toolName: call.tool?.name ?? call.requestedName, tool: call.tool, input: call.input, cwd: call.cwd, mode: call.mode });
+      const view = (call: CallState): CallView & { key: object } => ({ key: call, toolName: call.tool?.name ?? call.requestedName, tool: call.tool, input: call.input, cwd: call.cwd, mode: call.mode, shellCwd: shellCwdOf(call) });
       build.hooks.deny.tap(PLUGIN_NAME, (call) => {
         const v = view(call);
         return denyDecision(rules(), v, factsFor(v));
@@ -155,4 +155,12 @@ function persistRule(cwd: string, u: PermissionRuleUpdate, text: string): void {
   if (!list.includes(text)) list.push(text);
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, JSON.stringify(value, null, 2) + "\n");
+}
+
+/** The built-in Bash tool keeps a `cd` across calls in the session's shared state (plugins/builtin-tools/bash.ts). */
+const SHELL_CWD_KEY = "builtin-tools:bashCwd";
+function shellCwdOf(call: CallState): string | undefined {
+  if ((call.tool?.name ?? call.requestedName) !== "Bash") return undefined;
+  const v = call.session.shared.get(SHELL_CWD_KEY);
+  return typeof v === "string" ? v : undefined;
 }

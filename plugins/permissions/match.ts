@@ -62,11 +62,16 @@ export interface CallFacts {
 
 const PATH_FIELDS = ["file_path", "notebook_path", "filePath", "path"];
 
-export function callFacts(toolName: string, input: unknown, cwd: string): CallFacts {
+/**
+ * `cwd` anchors `./` rules (the session's working directory); `shellCwd` is where a shell command really
+ * runs (a `cd` carried over from an earlier call), so the command's relative paths resolve there.
+ */
+export function callFacts(toolName: string, input: unknown, cwd: string, shellCwd = cwd): CallFacts {
   const tool = canonicalTool(toolName);
   const inp = (input && typeof input === "object" ? input : {}) as Record<string, unknown>;
   const f: CallFacts = { tool, input: inp, cwd };
   if ((BASH_TOOLS.has(tool) || tool === "PowerShell") && typeof inp.command === "string") {
+    const cwd = shellCwd;
     f.bash = analyzeBash(inp.command, cwd);
     f.segReads = new Map();
     f.segWrites = new Map();

@@ -38,15 +38,15 @@ describe("Bash", () => {
     expect(ok.text).toBe("fine");
   });
 
-  it("cd does not carry over by default", async () => {
+  it("with TOOLHOST_BASH_PERSIST_CWD=0, cd does not carry over", async () => {
+    process.env.TOOLHOST_BASH_PERSIST_CWD = "0";
+    onTestFinished(() => void delete process.env.TOOLHOST_BASH_PERSIST_CWD);
     fs.mkdirSync(path.join(dir, "sub/inner"), { recursive: true });
     expect((await run(host, "Bash", { command: "cd sub && pwd" }, "nocd")).text).toBe(path.join(dir, "sub"));
     expect((await run(host, "Bash", { command: "pwd" }, "nocd")).text).toBe(dir);
   });
 
-  it("with TOOLHOST_BASH_PERSIST_CWD=1, cd carries over inside the working directory and is reset when it leaves", async () => {
-    process.env.TOOLHOST_BASH_PERSIST_CWD = "1";
-    onTestFinished(() => void delete process.env.TOOLHOST_BASH_PERSIST_CWD);
+  it("by default, cd carries over inside the working directory and is reset when it leaves", async () => {
     fs.mkdirSync(path.join(dir, "sub/inner"), { recursive: true });
     const s = "cwd-session";
     expect((await run(host, "Bash", { command: "cd sub/inner && echo moved" }, s)).text).toBe("moved");
