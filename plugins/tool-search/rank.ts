@@ -159,18 +159,9 @@ function fieldTexts(d: SearchDoc, o: RankOptions): Record<FieldName, string> {
     desc,
     params: params.join(" "),
     paramDesc: paramDesc.join(" ").slice(0, o.maxDescChars),
-    related: d.related ?? (o.relatedFromLexicon && o.weights.related > 0 ? relatedOfName(d.shortName ?? shortNameOf(d.name, d.server)) : ""),
+    // (from the lexicon: filled per name word, with cached term ids, by the index builder)
+    related: d.related ?? "",
   };
-}
-
-/** The lexicon's related words for every word of a tool name. */
-function relatedOfName(name: string): string {
-  let out = "";
-  for (const w of words(name)) {
-    const r = relatedWords(w);
-    if (r) out += (out ? " " : "") + r;
-  }
-  return out;
 }
 
 function collectParams(schema: unknown, names: string[], descs: string[], depth: number): void {
@@ -272,6 +263,15 @@ export class ToolIndex {
     };
     let buf = new Int32Array(1 << 16);
     let len = 0;
+    const relIds = new Map<string, number[]>();
+    const push = (id: number) => {
+      if (len === buf.length) {
+        const nb = new Int32Array(buf.length * 2);
+        nb.set(buf);
+        buf = nb;
+      }
+      buf[len++] = id;
+    };
     const add = (str: string, s: number, e: number) => {
       let id = wordId.get(str, s, e);
       if (id === undefined) {
@@ -322,7 +322,20 @@ export class ToolIndex {
         const f = k < active.length ? active[k]! : extra[k - active.length]!;
         if (f === "lead" || f === "desc") continue;
         const s0 = len;
-        analyse(ft[f]);
+        if (f === "related" && docs[i]!.related === undefined) {
+          if (o.relatedFromLexicon) {
+            // the lexicon's words for each name word, analysed once per distinct word and then copied as ids
+            for (const w of words(ft.name)) {
+              const ids = relIds.get(w);
+              if (ids) for (const id of ids) push(id);
+              else {
+                const r0 = len;
+                analyse(relatedWords(w));
+                relIds.set(w, Array.from(buf.subarray(r0, len)));
+              }
+            }
+          }
+        } else analyse(ft[f]);
         ranges[base + k * 2] = s0;
         ranges[base + k * 2 + 1] = len;
       }
