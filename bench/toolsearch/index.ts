@@ -161,6 +161,13 @@ export async function run(argv: string[] = []): Promise<unknown> {
     results[set.name] = { ours, bm25: base };
     if (ablate) {
       const variants: Array<[string, Partial<RankOptions>]> = [
+        ["no WordNet lexicon (both uses)", { relatedFromLexicon: false, lexiconWeight: 0 }],
+        ["no related field (name-word definitions)", { relatedFromLexicon: false }],
+        ["no lexicon query synonyms", { lexiconWeight: 0 }],
+        ["concept coverage, idf-weighted", { coverageMode: "concept", coverageIdf: true }],
+        ["idf-weighted coverage", { coverageIdf: true }],
+        ["name+lead coverage 1", { leadCoverage: 1 }],
+        ["verb agreement 0.2 / mismatch 0.2", { verbAgree: 0.2, verbMismatch: 0.2 }],
         ["no synonyms", { synonyms: 0 }],
         ["no prefix", { prefix: 0 }],
         ["no coverage", { coverage: 0 }],

@@ -4,7 +4,8 @@
  *  - build.collect: contributes ToolSearch (origin builtin) unless `toolSearch.enabled: false`.
  *  - build.sort (pass-through): measures deferrable definitions for `auto` mode before the defer phase.
  *  - build.defer: the explainable deferral policy (policy.ts), at DEFER_STAGE_ALWAYS_LOAD and DEFER_STAGE_POLICY.
- *  - build.seal: builds the search index of the generation's deferred tools (once per generation).
+ *  - build.seal: registers the generation's deferred tools (short-name table only); the ranked index is built
+ *    on the first search and reused across generations whose deferred tools did not change (search.ts).
  *  - build.lookup: an unambiguous short MCP tool name (`get_issue`) resolves to its full name.
  * Sessions live on the host, so tools a session loaded stay loaded across rebuilds while they exist.
  */

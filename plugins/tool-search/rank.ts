@@ -14,6 +14,7 @@
 import type { JsonSchema } from "../../core/index.ts";
 import { stem, lightStem, terms, words, forEachWordSpan, SpanTable, STOP_WORDS } from "./text.ts";
 import { SYNONYMS } from "./synonyms.ts";
+import { relatedWords, lexiconSynonyms } from "./lexicon.ts";
 
 export interface SearchDoc {
   /** The callable name (unique in the index). */
@@ -26,9 +27,11 @@ export interface SearchDoc {
   description?: string;
   searchHint?: string;
   inputSchema?: JsonSchema;
+  /** Words related to the tool's name words (a lexical database's synonyms and definitions); low weight. */
+  related?: string;
 }
 
-export const FIELDS = ["name", "server", "serverInfo", "hint", "lead", "desc", "params", "paramDesc"] as const;
+export const FIELDS = ["name", "server", "serverInfo", "hint", "lead", "desc", "params", "paramDesc", "related"] as const;
 export type FieldName = (typeof FIELDS)[number];
 
 export interface RankOptions {
@@ -39,10 +42,28 @@ export interface RankOptions {
   k1: number;
   /** Weight of lexicon synonyms (0 = off). */
   synonyms: number;
+  /** Query expansion by a lexical database's synonyms (lexicon.ts, WordNet) at this weight; 0 = off. */
+  lexiconWeight: number;
+  /** Index the "related" field from the lexicon (definitions and synonyms of name words) when a doc has none. */
+  relatedFromLexicon: boolean;
   /** Weight of vocabulary prefix matches (0 = off). */
   prefix: number;
   /** Score multiplier (1 + coverage × fraction of query words matched); 0 = off. */
   coverage: number;
+  /**
+   * How coverage counts a query word: "exact" — the tool has the word itself; "concept" — the tool has the
+   * word or one of its expansions (synonym, prefix), credited at that expansion's weight.
+   */
+  coverageMode: "exact" | "concept";
+  /** Score multiplier (1 + leadCoverage × idf-weighted fraction of query words — or their expansions, at their
+   * weight — found in the tool's name or the first sentence of its description); 0 = off. */
+  leadCoverage: number;
+  /** Action agreement: when the query and the tool's name both carry an action verb (create/read/list/search/
+   * update/delete/send/run classes), × (1 + verbAgree) when a class is shared, × (1 − verbMismatch) when none is. */
+  verbAgree: number;
+  verbMismatch: number;
+  /** Weight each query word's share of coverage by its idf (rare words count more); false = every word equal. */
+  coverageIdf: boolean;
   /** Score multiplier (1 + nameCoverage × weighted fraction of the tool's name words the query has); 0 = off. */
   nameCoverage: number;
   /** Weight of words inside value-like chunks of the query (ids with digits, #123); 1 = no special case. */
@@ -59,12 +80,19 @@ export interface RankOptions {
 
 export const DEFAULT_OPTIONS: RankOptions = {
   // Tuned on the toolsearch dev set (random search over these knobs), checked on LiveMCPBench and MetaTool.
-  weights: { name: 4, server: 2.5, serverInfo: 0.3, hint: 2, lead: 2, desc: 0.5, params: 0.5, paramDesc: 0.5 },
-  b: { name: 0.3, server: 0, serverInfo: 0.75, hint: 0.5, lead: 0.5, desc: 0.75, params: 0.5, paramDesc: 0.75 },
+  weights: { name: 4, server: 2.5, serverInfo: 0.3, hint: 2, lead: 2, desc: 0.5, params: 0.5, paramDesc: 0.5, related: 0.25 },
+  b: { name: 0.3, server: 0, serverInfo: 0.75, hint: 0.5, lead: 0.5, desc: 0.75, params: 0.5, paramDesc: 0.75, related: 0.75 },
   k1: 1.6,
   synonyms: 0.5,
+  lexiconWeight: 0.2,
+  relatedFromLexicon: true,
   prefix: 0.4,
   coverage: 2,
+  coverageMode: "exact",
+  coverageIdf: false,
+  leadCoverage: 0,
+  verbAgree: 0,
+  verbMismatch: 0,
   nameCoverage: 0.25,
   valueWeight: 0.3,
   serverBoost: 0.5,
@@ -74,12 +102,19 @@ export const DEFAULT_OPTIONS: RankOptions = {
 
 /** The plain BM25 baseline the benchmark compares against: name + description, one field, no extras. */
 export const PLAIN_BM25: RankOptions = {
-  weights: { name: 1, server: 0, serverInfo: 0, hint: 0, lead: 0, desc: 1, params: 0, paramDesc: 0 },
-  b: { name: 0.75, server: 0.75, serverInfo: 0.75, hint: 0.75, lead: 0.75, desc: 0.75, params: 0.75, paramDesc: 0.75 },
+  weights: { name: 1, server: 0, serverInfo: 0, hint: 0, lead: 0, desc: 1, params: 0, paramDesc: 0, related: 0 },
+  b: { name: 0.75, server: 0.75, serverInfo: 0.75, hint: 0.75, lead: 0.75, desc: 0.75, params: 0.75, paramDesc: 0.75, related: 0.75 },
   k1: 1.2,
   synonyms: 0,
+  lexiconWeight: 0,
+  relatedFromLexicon: false,
   prefix: 0,
   coverage: 0,
+  coverageMode: "exact",
+  coverageIdf: false,
+  leadCoverage: 0,
+  verbAgree: 0,
+  verbMismatch: 0,
   nameCoverage: 0,
   valueWeight: 1,
   serverBoost: 0,
@@ -124,6 +159,8 @@ function fieldTexts(d: SearchDoc, o: RankOptions): Record<FieldName, string> {
     desc,
     params: params.join(" "),
     paramDesc: paramDesc.join(" ").slice(0, o.maxDescChars),
+    // (from the lexicon: filled per name word, with cached term ids, by the index builder)
+    related: d.related ?? "",
   };
 }
 
@@ -166,6 +203,26 @@ function analyzer(o: RankOptions): (text: string) => string[] {
   return (t) => terms(t, false, sf);
 }
 
+/** Action classes of tool verbs (stemmed), for action agreement between a query and a tool name. */
+const VERB_CLASSES = [
+  "create make new add generate build compose draft insert register",
+  "get fetch retrieve read show view display describe inspect detail",
+  "list enumerate browse",
+  "search find query lookup locate discover",
+  "update edit modify change patch set rename replace",
+  "delete remove erase drop destroy purge discard clear",
+  "send post publish notify message reply",
+  "run execute exec launch invoke trigger start",
+  "stop kill terminate cancel abort halt",
+];
+const VERB_CLASS: ReadonlyMap<string, number> = (() => {
+  const m = new Map<string, number>();
+  VERB_CLASSES.forEach((line, k) => {
+    for (const w of line.split(" ")) m.set(stem(w), (m.get(stem(w)) ?? 0) | (1 << k));
+  });
+  return m;
+})();
+
 export class ToolIndex {
   readonly docs: readonly SearchDoc[];
   readonly options: RankOptions;
@@ -180,6 +237,7 @@ export class ToolIndex {
   private buf: Int32Array;
   private ranges: Int32Array;
   private readonly nameSlot: number;
+  private readonly leadSlot: number;
   private readonly serverSlot: number;
   private readonly slots: number;
   readonly buildMs: number;
@@ -205,6 +263,15 @@ export class ToolIndex {
     };
     let buf = new Int32Array(1 << 16);
     let len = 0;
+    const relIds = new Map<string, number[]>();
+    const push = (id: number) => {
+      if (len === buf.length) {
+        const nb = new Int32Array(buf.length * 2);
+        nb.set(buf);
+        buf = nb;
+      }
+      buf[len++] = id;
+    };
     const add = (str: string, s: number, e: number) => {
       let id = wordId.get(str, s, e);
       if (id === undefined) {
@@ -237,6 +304,7 @@ export class ToolIndex {
     const ranges = (this.ranges = new Int32Array(docs.length * slots * 2));
     const totals = new Float64Array(active.length);
     const leadSlot = slotOf.get("lead");
+    this.leadSlot = leadSlot ?? -1;
     const descSlot = slotOf.get("desc");
     for (let i = 0; i < docs.length; i++) {
       const ft = fieldTexts(docs[i]!, o);
@@ -254,7 +322,20 @@ export class ToolIndex {
         const f = k < active.length ? active[k]! : extra[k - active.length]!;
         if (f === "lead" || f === "desc") continue;
         const s0 = len;
-        analyse(ft[f]);
+        if (f === "related" && docs[i]!.related === undefined) {
+          if (o.relatedFromLexicon) {
+            // the lexicon's words for each name word, analysed once per distinct word and then copied as ids
+            for (const w of words(ft.name)) {
+              const ids = relIds.get(w);
+              if (ids) for (const id of ids) push(id);
+              else {
+                const r0 = len;
+                analyse(relatedWords(w));
+                relIds.set(w, Array.from(buf.subarray(r0, len)));
+              }
+            }
+          }
+        } else analyse(ft[f]);
         ranges[base + k * 2] = s0;
         ranges[base + k * 2 + 1] = len;
       }
@@ -299,6 +380,17 @@ export class ToolIndex {
     this.buildMs = performance.now() - t0;
   }
 
+  private verbMaskCache?: Int32Array;
+  /** term id → bit mask of the action classes the term belongs to. */
+  private verbMask(): Int32Array {
+    if (!this.verbMaskCache) {
+      const m = new Int32Array(this.terms.length);
+      for (let t = 0; t < this.terms.length; t++) m[t] = VERB_CLASS.get(this.terms[t]!) ?? 0;
+      this.verbMaskCache = m;
+    }
+    return this.verbMaskCache;
+  }
+
   /** Term ids of one field slot of a tool. */
   private slotIds(doc: number, slot: number): Int32Array {
     const base = (doc * this.slots + slot) * 2;
@@ -311,10 +403,25 @@ export class ToolIndex {
 
   /** The weighted query terms (exposed for tests and for `--explain`-style debugging). */
   queryTerms(query: string): Map<string, number> {
+    return this.queryPlan(query).q;
+  }
+
+  /**
+   * Weighted query terms, plus the concept groups for coverage: group k is the k-th distinct query word,
+   * `groupsOf(term)` lists (group, weight) pairs — the word itself at 1, its synonyms and prefix matches lower.
+   */
+  private queryPlan(query: string): { q: Map<string, number>; groups: Map<string, Array<[number, number]>>; nGroups: number; groupIdf: number[] } {
     const o = this.options;
     const q = new Map<string, number>();
-    const put = (t: string, w: number) => {
+    const groups = new Map<string, Array<[number, number]>>();
+    const put = (t: string, w: number, g = -1) => {
       if (w > (q.get(t) ?? 0)) q.set(t, w);
+      if (g < 0) return;
+      let l = groups.get(t);
+      if (!l) groups.set(t, (l = []));
+      const e = l.find((x) => x[0] === g);
+      if (!e) l.push([g, w]);
+      else if (w > e[1]) e[1] = w;
     };
     const sf = stemFn(o);
     let intent = query;
@@ -326,13 +433,20 @@ export class ToolIndex {
     }
     const ws = o.analyzer === "plain" ? plainWords(intent) : words(intent).filter((w) => !STOP_WORDS.has(w));
     const base = ws.map(sf);
-    for (const t of base) q.set(t, 1);
+    const gOf = new Map<string, number>();
+    for (const t of base) if (!gOf.has(t)) gOf.set(t, gOf.size);
+    for (const t of base) put(t, 1, gOf.get(t));
     if (o.synonyms > 0) {
-      for (const w of ws) for (const s of SYNONYMS.get(w) ?? SYNONYMS.get(stem(w)) ?? []) for (const st of words(s)) put(sf(st), o.synonyms);
+      for (let i = 0; i < ws.length; i++) {
+        const w = ws[i]!;
+        for (const s of SYNONYMS.get(w) ?? SYNONYMS.get(stem(w)) ?? []) for (const st of words(s)) put(sf(st), o.synonyms, gOf.get(base[i]!));
+        if (o.lexiconWeight > 0) for (const s of lexiconSynonyms(w) ?? []) for (const st of words(s)) if (!STOP_WORDS.has(st)) put(sf(st), o.lexiconWeight, gOf.get(base[i]!));
+      }
     }
     if (o.prefix > 0) {
       for (const t of base) {
         if (t.length < 4) continue;
+        const g = gOf.get(t);
         // vocabulary words that extend the query word …
         let lo = 0;
         let hi = this.vocab.length;
@@ -341,21 +455,27 @@ export class ToolIndex {
           if (this.vocab[mid]! < t) lo = mid + 1;
           else hi = mid;
         }
-        for (let i = lo, k = 0; i < this.vocab.length && k < 8 && this.vocab[i]!.startsWith(t); i++) if (this.vocab[i] !== t) (put(this.vocab[i]!, o.prefix), k++);
+        for (let i = lo, k = 0; i < this.vocab.length && k < 8 && this.vocab[i]!.startsWith(t); i++) if (this.vocab[i] !== t) (put(this.vocab[i]!, o.prefix, g), k++);
         // … and vocabulary words the query word extends (at least 4 letters)
         for (let len = t.length - 1; len >= 4; len--) {
           const p = t.slice(0, len);
-          if (this.termId.has(p)) put(p, o.prefix);
+          if (this.termId.has(p)) put(p, o.prefix, g);
         }
       }
     }
-    return q;
+    const maxIdf = Math.log(1 + (this.docs.length + 0.5) / 0.5);
+    const groupIdf = [...gOf.keys()].map((t) => {
+      const id = this.termId.get(t);
+      return id === undefined ? maxIdf : this.idfs[id]!;
+    });
+    return { q, groups, nGroups: gOf.size, groupIdf };
   }
 
   search(query: string, opts: SearchOptions = {}): Hit[] {
     const limit = Math.max(1, opts.limit ?? 10);
     const o = this.options;
-    const q = this.queryTerms(query);
+    const plan = this.queryPlan(query);
+    const q = plan.q;
     const baseTerms = new Set([...q].filter(([, w]) => w === 1).map(([t]) => t));
     const qIds = new Map<number, number>();
     for (const [t, w] of q) {
@@ -368,6 +488,39 @@ export class ToolIndex {
       if (id !== undefined) baseIds.add(id);
     }
     const r = this.score(q, baseTerms, opts.filter);
+    const K = plan.nGroups;
+    const verbMask = this.verbMask();
+    let qVerbs = 0;
+    for (const t of baseTerms) qVerbs |= VERB_CLASS.get(t) ?? 0;
+    let leadGroups: Map<number, Array<[number, number]>> | undefined;
+    const leadSum = plan.groupIdf.reduce((a, b) => a + b, 0);
+    if (o.leadCoverage > 0) {
+      leadGroups = new Map();
+      for (const [t, gs] of plan.groups) {
+        const id = this.termId.get(t);
+        if (id !== undefined) leadGroups.set(id, gs);
+      }
+    }
+    const weighted = o.coverage > 0 && K > 1 && (o.coverageMode === "concept" || o.coverageIdf);
+    let cov: Float32Array | undefined;
+    let gw: number[] = [];
+    let gwSum = 0;
+    if (weighted) {
+      // per tool and query word: the best credit among the terms of that word's group the tool has
+      cov = new Float32Array(this.docs.length * K);
+      gw = o.coverageIdf ? plan.groupIdf : plan.groupIdf.map(() => 1);
+      gwSum = gw.reduce((a, b) => a + b, 0);
+      for (const [t, gs] of plan.groups) {
+        const id = this.termId.get(t);
+        if (id === undefined) continue;
+        const docs = this.postDocs[id]!;
+        for (const [g, w] of gs) {
+          const credit = o.coverageMode === "concept" ? w : w === 1 ? 1 : 0;
+          if (credit === 0) continue;
+          for (const d of docs) if (cov[d * K + g]! < credit) cov[d * K + g] = credit;
+        }
+      }
+    }
     // final score = raw × coverage factors; keep the best `limit` (ties: pool order)
     const top: Hit[] = [];
     const ranges = this.ranges;
@@ -375,7 +528,31 @@ export class ToolIndex {
     const nBase = baseTerms.size;
     for (const i of r.touched) {
       let score = r.scores[i]!;
-      if (o.coverage > 0 && nBase > 1) score *= 1 + (o.coverage * r.matched[i]!) / nBase;
+      if (o.leadCoverage > 0 && K > 0 && leadGroups) {
+        const got = new Float32Array(K);
+        for (const slot of [this.nameSlot, this.leadSlot]) {
+          if (slot < 0) continue;
+          const b0 = (i * this.slots + slot) * 2;
+          for (let j = ranges[b0]!; j < ranges[b0 + 1]!; j++) {
+            const gs = leadGroups.get(buf[j]!);
+            if (gs) for (const [g, w] of gs) if (got[g]! < w) got[g] = w;
+          }
+        }
+        let c = 0;
+        for (let g = 0; g < K; g++) c += got[g]! * plan.groupIdf[g]!;
+        score *= 1 + (o.leadCoverage * c) / leadSum;
+      }
+      if (qVerbs && (o.verbAgree > 0 || o.verbMismatch > 0)) {
+        const b0 = (i * this.slots + this.nameSlot) * 2;
+        let has = 0;
+        for (let j = ranges[b0]!; j < ranges[b0 + 1]!; j++) has |= verbMask[buf[j]!] ?? 0;
+        if (has) score *= has & qVerbs ? 1 + o.verbAgree : 1 - o.verbMismatch;
+      }
+      if (cov) {
+        let c = 0;
+        for (let g = 0; g < K; g++) c += cov[i * K + g]! * gw[g]!;
+        score *= 1 + (o.coverage * c) / gwSum;
+      } else if (o.coverage > 0 && nBase > 1) score *= 1 + (o.coverage * r.matched[i]!) / nBase;
       const base = i * this.slots * 2;
       if (o.serverBoost > 0) {
         const s1 = ranges[base + this.serverSlot * 2 + 1]!;

@@ -26,7 +26,12 @@ export function parseQuery(query: string): ParsedQuery {
   return { kind: "keywords", required, text: rest.join(" ") };
 }
 
-/** The search index of one pool generation's deferred tools (built once, at build.seal). */
+/**
+ * The search index of one pool generation's deferred tools. `index` is built lazily, on the first
+ * ranked search, and reused from an earlier generation when the deferred tools are unchanged (same
+ * names in the same order, same content signature), so a rebuild where nothing deferred changed costs
+ * one signature pass, not an index build — and a rebuild nobody searches after costs nothing.
+ */
 export interface DeferredIndex {
   readonly generation: number;
   readonly tools: readonly Tool[];
@@ -41,21 +46,123 @@ export function toSearchDoc(t: Tool): SearchDoc {
   return { name: t.name, shortName: shortNameOf(t.name, t.server), server: t.server, serverDescription: info, description: t.description, searchHint: t.searchHint, inputSchema: t.inputSchema };
 }
 
-export function buildDeferredIndex(generation: number, tools: readonly Tool[]): DeferredIndex {
-  const byShort = new Map<string, string[]>();
-  for (const t of tools) {
-    const s = shortNameOf(t.name, t.server);
-    if (s !== t.name) byShort.set(s, [...(byShort.get(s) ?? []), t.name]);
+class LazyDeferredIndex implements DeferredIndex {
+  private built?: ToolIndex;
+  readonly byShort: ReadonlyMap<string, readonly string[]>;
+  constructor(
+    readonly generation: number,
+    readonly tools: readonly Tool[],
+  ) {
+    const byShort = new Map<string, string[]>();
+    for (const t of tools) {
+      const s = shortNameOf(t.name, t.server);
+      if (s !== t.name) byShort.set(s, [...(byShort.get(s) ?? []), t.name]);
+    }
+    this.byShort = byShort;
   }
-  return { generation, tools, index: new ToolIndex(tools.map(toSearchDoc)), byShort };
+  get index(): ToolIndex {
+    return (this.built ??= reuseOrBuild(this.tools));
+  }
+  /** True once the ranked index exists (built or reused); for tests and diagnostics. */
+  get isBuilt(): boolean {
+    return this.built !== undefined;
+  }
+}
+
+export function buildDeferredIndex(generation: number, tools: readonly Tool[]): DeferredIndex {
+  return new LazyDeferredIndex(generation, tools);
+}
+
+// ---- index reuse across generations --------------------------------------------------------------
+
+/** A content signature of one tool: FNV-1a over every text the index reads (name, server, server
+ * info, hint, description, the schema's keys and string values). Cached per Tool object, since
+ * sources that keep their tool objects across rebuilds (MCP listings) then cost nothing. */
+const toolSigs = new WeakMap<Tool, number>();
+
+function fnv(h: number, s: string): number {
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+  return Math.imul(h ^ 0xff, 16777619); // separator, so ("ab","c") ≠ ("a","bc")
+}
+
+function fnvValue(h: number, v: unknown, depth: number): number {
+  if (typeof v === "string") return fnv(h, v);
+  if (typeof v === "number" || typeof v === "boolean") return fnv(h, String(v));
+  if (!v || typeof v !== "object" || depth > 8) return fnv(h, "");
+  if (Array.isArray(v)) {
+    for (const x of v) h = fnvValue(h, x, depth + 1);
+    return fnv(h, "]");
+  }
+  for (const k in v as Record<string, unknown>) h = fnvValue(fnv(h, k), (v as Record<string, unknown>)[k], depth + 1);
+  return fnv(h, "}");
+}
+
+export function toolSignature(t: Tool): number {
+  let h = toolSigs.get(t);
+  if (h === undefined) {
+    const d = toSearchDoc(t);
+    h = 2166136261;
+    for (const s of [d.name, d.shortName ?? "", d.server ?? "", d.serverDescription ?? "", d.searchHint ?? "", d.description ?? ""]) h = fnv(h, s);
+    h = fnvValue(h, d.inputSchema, 0) >>> 0;
+    toolSigs.set(t, h);
+  }
+  return h;
+}
+
+interface Built {
+  names: string[];
+  sigs: Uint32Array;
+  index: ToolIndex;
+}
+
+/** The last few distinct indexes built (a host's deferred set, `toolhost search --all`'s full set …). */
+const recent: Built[] = [];
+const RECENT_MAX = 4;
+let buildCount = 0;
+
+/** How many ranked indexes this module has built (reuses do not count); for tests and benchmarks. */
+export function indexBuildCount(): number {
+  return buildCount;
+}
+
+/**
+ * "lazy-reuse" (default): build on first search, reuse an unchanged earlier index. "eager": the old
+ * behaviour — build at build.seal, every generation, no reuse. Only benchmarks switch this.
+ */
+let strategy: "lazy-reuse" | "eager" = "lazy-reuse";
+export function setIndexStrategy(s: "lazy-reuse" | "eager"): void {
+  strategy = s;
+}
+
+function reuseOrBuild(tools: readonly Tool[]): ToolIndex {
+  if (strategy === "eager") {
+    buildCount++;
+    return new ToolIndex(tools.map(toSearchDoc));
+  }
+  const sigs = new Uint32Array(tools.length);
+  for (let i = 0; i < tools.length; i++) sigs[i] = toolSignature(tools[i]!);
+  const hit = recent.find((b) => b.names.length === tools.length && b.names.every((n, i) => n === tools[i]!.name && b.sigs[i] === sigs[i]));
+  if (hit) {
+    recent.splice(recent.indexOf(hit), 1);
+    recent.unshift(hit);
+    return hit.index;
+  }
+  buildCount++;
+  const index = new ToolIndex(tools.map(toSearchDoc));
+  recent.unshift({ names: tools.map((t) => t.name), sigs, index });
+  if (recent.length > RECENT_MAX) recent.length = RECENT_MAX;
+  return index;
 }
 
 const cache = new WeakMap<PoolSnapshot, DeferredIndex>();
 
-/** The index of a pool's deferred tools (cached per pool snapshot). */
+/** The index of a pool's deferred tools (one per pool snapshot; the ranked index is built on first use). */
 export function indexFor(pool: PoolSnapshot): DeferredIndex {
   let ix = cache.get(pool);
-  if (!ix) cache.set(pool, (ix = buildDeferredIndex(pool.generation, pool.deferred)));
+  if (!ix) {
+    cache.set(pool, (ix = buildDeferredIndex(pool.generation, pool.deferred)));
+    if (strategy === "eager") void ix.index;
+  }
   return ix;
 }
 

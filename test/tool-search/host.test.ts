@@ -2,8 +2,8 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createHost, type Host, type HostOptions } from "../../core/index.ts";
-import { search, indexFor } from "../../plugins/tool-search/search.ts";
+import { createHost, type Host, type HostOptions, type Tool } from "../../core/index.ts";
+import { search, indexFor, indexBuildCount, toolSignature } from "../../plugins/tool-search/search.ts";
 import { toAnthropicTools, toOpenAITools, toMcpTools, toolReferenceBlocks, poolTokens, toolTokens } from "../../plugins/tool-search/adapters.ts";
 import { toolsJson } from "../../core/cli/commands/tools.ts";
 import { fakeMcpPlugin, GITHUB, SLACK, type FakeTool } from "./fixtures.ts";
@@ -229,5 +229,53 @@ describe("provider adapters and tokens", () => {
     expect(j.tokens).toEqual({ eager, deferred });
     expect(j.tokens).toEqual({ eager: poolTokens(h.pool).eager, deferred: poolTokens(h.pool).deferred });
     for (const t of h.pool.deferred) expect(j.tools.find((x) => x.name === t.name)!.tokens).toBe(toolTokens(t));
+  });
+});
+
+describe("index reuse across generations", () => {
+  it("an unchanged rebuild reuses the ranked index; it is built on the first search, not at seal", async () => {
+    let servers: FakeTool[] = [...GITHUB, ...SLACK];
+    const h = await host(() => servers);
+    const ix1 = indexFor(h.pool) as ReturnType<typeof indexFor> & { isBuilt: boolean };
+    expect(ix1.isBuilt).toBe(false); // sealing the generation did not build it
+    const before = await h.execute("ToolSearch", { query: "pull request merge", max_results: 5 }, { sessionId: "a" });
+    expect(ix1.isBuilt).toBe(true);
+    const builds = indexBuildCount();
+
+    await h.rebuild("no change");
+    const ix2 = indexFor(h.pool);
+    expect(ix2).not.toBe(ix1); // a new generation …
+    const after = await h.execute("ToolSearch", { query: "pull request merge", max_results: 5 }, { sessionId: "b" });
+    expect(indexBuildCount()).toBe(builds); // … but no new index
+    expect(ix2.index).toBe(ix1.index);
+    expect(after.result.structuredContent).toEqual(before.result.structuredContent);
+
+    // a deferred tool's description changes → rebuilt, and the new text is searchable
+    servers = [...GITHUB.filter((t) => t.name !== "merge_pull_request"), { ...GITHUB.find((t) => t.name === "merge_pull_request")!, description: "Merge a pull request; also known as a zebracorn landing" }, ...SLACK];
+    await h.rebuild("description changed");
+    const found = search(indexFor(h.pool), "zebracorn", 3, h.pool).tools.map((t) => t.name);
+    expect(indexBuildCount()).toBe(builds + 1);
+    expect(found).toEqual([G("merge_pull_request")]);
+
+    // a parameter's description changes (same names, same tool descriptions) → rebuilt as well
+    servers = servers.map((t) => (t.name === "send_message" ? { ...t, inputSchema: { type: "object", properties: { text: { type: "string", description: "quokka text" } } } } : t));
+    await h.rebuild("schema changed");
+    expect(search(indexFor(h.pool), "quokka", 3, h.pool).tools.map((t) => t.name)).toEqual([S("send_message")]);
+    expect(indexBuildCount()).toBe(builds + 2);
+
+    // a deferred tool goes away → rebuilt, and it is no longer found
+    servers = servers.filter((t) => t.name !== "send_message");
+    await h.rebuild("tool removed");
+    expect(search(indexFor(h.pool), "quokka", 3, h.pool).tools.map((t) => t.name)).not.toContain(S("send_message"));
+    expect(indexBuildCount()).toBe(builds + 3);
+  });
+
+  it("tool signatures see names, descriptions and schema text", () => {
+    const t = { name: "mcp__a__x", server: "a", description: "d", inputSchema: { type: "object", properties: { p: { type: "string", description: "one" } } }, origin: "mcp" } as unknown as Tool;
+    const same = { ...t, inputSchema: { type: "object", properties: { p: { type: "string", description: "one" } } } } as Tool;
+    expect(toolSignature(same)).toBe(toolSignature(t));
+    expect(toolSignature({ ...t, description: "e" } as Tool)).not.toBe(toolSignature(t));
+    expect(toolSignature({ ...t, inputSchema: { type: "object", properties: { p: { type: "string", description: "two" } } } } as Tool)).not.toBe(toolSignature(t));
+    expect(toolSignature({ ...t, inputSchema: { type: "object", properties: { q: { type: "string", description: "one" } } } } as Tool)).not.toBe(toolSignature(t));
   });
 });

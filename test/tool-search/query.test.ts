@@ -108,3 +108,25 @@ describe("ranking", () => {
     expect(names("issue", 2)).toHaveLength(2);
   });
 });
+
+describe("WordNet-derived lexicon", () => {
+  const docs = [
+    { name: "shop__issue_refund", description: "Issue a refund for a charge." },
+    { name: "shop__create_invoice", description: "Create an invoice for a customer." },
+    { name: "shop__list_charges", description: "List charges of a customer." },
+    { name: "garden__water_plants", description: "Start the irrigation of a garden zone." },
+  ];
+  it("loads definitions and synonyms of common words", async () => {
+    const { relatedWords, lexiconSynonyms } = await import("../../plugins/tool-search/lexicon.ts");
+    expect(relatedWords("refund")).toMatch(/money/);
+    expect(lexiconSynonyms("refund")).toContain("repay");
+    expect(relatedWords("zzqx")).toBe("");
+  });
+  it("a tool's name words' definitions reach intent phrasing that shares no word with the tool", () => {
+    const q = "the buyer wants their money returned";
+    expect(new ToolIndex(docs).search(q, { limit: 1 })[0]?.name).toBe("shop__issue_refund");
+    // without the lexicon the same query has nothing to go on
+    const plain = new ToolIndex(docs, { relatedFromLexicon: false, lexiconWeight: 0 }).search(q, { limit: 1 });
+    expect(plain[0]?.name).not.toBe("shop__issue_refund");
+  });
+});
