@@ -8,20 +8,20 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { createHash } from "node:crypto";
 import { fileURLToPath } from "node:url";
-import { createJiti } from "jiti";
 import { loadConfig, type HostConfig } from "./config.ts";
 import { errorMessage, type ProblemReport } from "./errors.ts";
 import { Build } from "./build.ts";
 import { Executor, type ExecuteOptions, type ExecuteOutcome, type AskRequest, type AskAnswer } from "./executor.ts";
 import { createHostHooks, hooksFacade, type HostHooks, type PluginSource } from "./hooks.ts";
-import { loadPlugin, pluginVars, sanitizeId, toolhostHome, type LoadedPlugin } from "./manifest.ts";
+import { loadPlugin, type LoadedPlugin } from "./manifest.ts";
 import { diffPools, type PoolDiff, type PoolSnapshot } from "./pool.ts";
-import { isPluginDefinition, type HostView, type Logger, type PluginContext, type PluginDefinition } from "./plugin.ts";
+import { type HostView, type Logger, type PluginContext, type PluginDefinition } from "./plugin.ts";
 import { Session } from "./session.ts";
 import { flag, type Tool } from "./tool.ts";
 import { explainTool, type Explanation } from "./explain.ts";
+import { codeStamp, importPlugin, inlineDefs, inlineRecord, resolvePluginRef, stampOf } from "./activation.ts";
+export { codeStamp };
 
 export const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const BUNDLED_MANIFESTS = path.join(PACKAGE_ROOT, "manifests");
@@ -223,7 +223,7 @@ export class Host {
       for (const f of fs.readdirSync(BUNDLED_MANIFESTS).sort()) if (f.endsWith(".json")) sources.push({ kind: "bundled", path: path.join(BUNDLED_MANIFESTS, f) });
     }
     // An invalid config (reported above) may hold anything here: only a list of strings names plugins.
-    for (const p of Array.isArray(config.plugins) ? config.plugins : []) if (typeof p === "string") sources.push(this.resolvePluginRef(p, cfg.file, problems));
+    for (const p of Array.isArray(config.plugins) ? config.plugins : []) if (typeof p === "string") sources.push(resolvePluginRef(p, cfg.file, this.cwd, problems));
     for (const d of this.options.pluginDirs ?? []) sources.push({ kind: "plugin-dir", path: path.resolve(this.cwd, d) });
     sources = await this.hooks.discover.promise(sources);
     // The same directory named twice (config and --plugin-dir) is one plugin, not a duplicate.
@@ -314,22 +314,6 @@ export class Host {
     return { ok: true, pool, diff, problems: [...problems, ...build.problems], ms };
   }
 
-  private resolvePluginRef(ref: string, from: string | undefined, problems: ProblemReport[]): PluginSource {
-    const base = from ? path.dirname(from) : this.cwd;
-    if (ref.startsWith(".") || path.isAbsolute(ref) || ref.startsWith("~")) {
-      const p = ref.startsWith("~") ? path.join(process.env.HOME ?? "", ref.slice(1)) : path.resolve(base, ref);
-      return { kind: "config", path: p, from };
-    }
-    // An npm package name: found in node_modules by name.
-    for (let d = base; ; d = path.dirname(d)) {
-      const cand = path.join(d, "node_modules", ref);
-      if (fs.existsSync(path.join(cand, "package.json"))) return { kind: "npm", path: cand, from };
-      if (path.dirname(d) === d) break;
-    }
-    problems.push({ plugin: ref, file: from, path: "/plugins", message: `plugin "${ref}" is neither a path nor an installed npm package (run npm install ${ref})`, severity: "error" });
-    return { kind: "npm", path: "", from };
-  }
-
   /**
    * Activate plugins with code (`main` modules and inline plugins); dispose removed or changed ones.
    * New and edited modules are imported before anything is disposed: when an import brings an error
@@ -356,7 +340,7 @@ export class Host {
     const fresh = [...prepared.values()].flatMap((p) => (p.problem && !known.has(key(p.problem)) ? [p.problem] : []));
     if (fresh.length && this.current) return fresh;
 
-    for (const [id, ap] of this.active) {
+    for (const id of [...this.active.keys()]) {
       const lp = want.get(id);
       if (!lp || prepared.has(id)) await this.deactivate(id);
     }
@@ -499,82 +483,6 @@ function describeDiff(diff: PoolDiff): string {
 
 function joinReasons(reasons: string[]): string {
   return reasons.length <= 5 ? reasons.join("; ") : `${reasons.slice(0, 5).join("; ")}; and ${reasons.length - 5} more`;
-}
-
-function inlineRecord(def: PluginDefinition, cwd: string): LoadedPlugin {
-  const dataDir = path.join(toolhostHome(), "plugins", "data", sanitizeId(def.name));
-  return {
-    id: def.name,
-    kind: "inline",
-    root: cwd,
-    source: { kind: "inline", path: "" },
-    manifest: { name: def.name },
-    dataDir,
-    env: pluginVars(cwd, dataDir, cwd),
-    rulesRoot: cwd,
-    components: { hooks: [], mcpServers: [], lspServers: [], tools: [] },
-    problems: [],
-    failed: false,
-    order: 0,
-  };
-}
-
-function inlineDefs(defs: PluginDefinition[] | undefined): Map<string, PluginDefinition> {
-  return new Map((defs ?? []).map((d) => [d.name, d]));
-}
-
-/** A stamp that changes when a plugin's code changes: bundled plugins never reload. */
-function stampOf(lp: LoadedPlugin): string {
-  if (lp.kind === "inline") return "inline";
-  if (lp.source.kind === "bundled") return `bundled:${lp.components.main?.file}`;
-  return codeStamp(lp.root, lp.components.main?.file ?? "");
-}
-
-/**
- * A stamp of a plugin directory's code and JSON files (path, inode, mtime, size; node_modules and .git
- * skipped): it changes when any of them is edited, added, removed or replaced by an atomic save.
- */
-export function codeStamp(root: string, salt = ""): string {
-  const h = createHash("sha1");
-  h.update(salt);
-  walk(root, 0, (f, st) => h.update(`${f}:${st.ino}:${st.mtimeMs}:${st.size}\n`));
-  return h.digest("hex");
-}
-
-function walk(dir: string, depth: number, fn: (f: string, st: fs.Stats) => void, budget = { n: 2000 }): void {
-  if (depth > 6 || budget.n <= 0) return;
-  let entries: fs.Dirent[];
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    if (e.name === "node_modules" || e.name === ".git") continue;
-    const f = path.join(dir, e.name);
-    if (e.isDirectory()) walk(f, depth + 1, fn, budget);
-    else if (/\.(m|c)?(t|j)sx?$|\.json$/.test(e.name) && budget.n-- > 0) {
-      try {
-        fn(f, fs.statSync(f));
-      } catch {}
-    }
-  }
-}
-
-async function importPlugin(lp: LoadedPlugin): Promise<PluginDefinition | undefined> {
-  const file = lp.components.main!.file;
-  const bundled = lp.source.kind === "bundled";
-  const jiti = createJiti(import.meta.url, { moduleCache: bundled, fsCache: true, interopDefault: true });
-  const mod = (await jiti.import(file)) as Record<string, unknown>;
-  const cand = [mod?.default, mod, ...Object.values(mod ?? {})];
-  for (const c of cand) {
-    if (isPluginDefinition(c)) return c;
-    if (typeof c === "function" && c.length <= 1) {
-      const r = (c as (o?: unknown) => unknown)(undefined);
-      if (isPluginDefinition(r)) return r;
-    }
-  }
-  return undefined;
 }
 
 export async function createHost(options: HostOptions = {}): Promise<Host> {

@@ -1,0 +1,107 @@
+/**
+ * Finding and activating plugin code: config `plugins` references (paths or npm packages), inline
+ * plugin records, code stamps that tell when a plugin's code changed, and importing `main` modules
+ * with jiti (bundled plugins cached; others fresh so edited code really runs).
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { createHash } from "node:crypto";
+import { createJiti } from "jiti";
+import type { ProblemReport } from "./errors.ts";
+import type { PluginSource } from "./hooks.ts";
+import { pluginVars, sanitizeId, toolhostHome, type LoadedPlugin } from "./manifest.ts";
+import { isPluginDefinition, type PluginDefinition } from "./plugin.ts";
+
+/** A config `plugins` entry: a path (relative to the config file) or an npm package name found in node_modules. */
+export function resolvePluginRef(ref: string, from: string | undefined, cwd: string, problems: ProblemReport[]): PluginSource {
+  const base = from ? path.dirname(from) : cwd;
+  if (ref.startsWith(".") || path.isAbsolute(ref) || ref.startsWith("~")) {
+    const p = ref.startsWith("~") ? path.join(process.env.HOME ?? "", ref.slice(1)) : path.resolve(base, ref);
+    return { kind: "config", path: p, from };
+  }
+  // An npm package name: found in node_modules by name.
+  for (let d = base; ; d = path.dirname(d)) {
+    const cand = path.join(d, "node_modules", ref);
+    if (fs.existsSync(path.join(cand, "package.json"))) return { kind: "npm", path: cand, from };
+    if (path.dirname(d) === d) break;
+  }
+  problems.push({ plugin: ref, file: from, path: "/plugins", message: `plugin "${ref}" is neither a path nor an installed npm package (run npm install ${ref})`, severity: "error" });
+  return { kind: "npm", path: "", from };
+}
+
+export function inlineRecord(def: PluginDefinition, cwd: string): LoadedPlugin {
+  const dataDir = path.join(toolhostHome(), "plugins", "data", sanitizeId(def.name));
+  return {
+    id: def.name,
+    kind: "inline",
+    root: cwd,
+    source: { kind: "inline", path: "" },
+    manifest: { name: def.name },
+    dataDir,
+    env: pluginVars(cwd, dataDir, cwd),
+    rulesRoot: cwd,
+    components: { hooks: [], mcpServers: [], lspServers: [], tools: [] },
+    problems: [],
+    failed: false,
+    order: 0,
+  };
+}
+
+export function inlineDefs(defs: PluginDefinition[] | undefined): Map<string, PluginDefinition> {
+  return new Map((defs ?? []).map((d) => [d.name, d]));
+}
+
+/** A stamp that changes when a plugin's code changes: bundled plugins never reload. */
+export function stampOf(lp: LoadedPlugin): string {
+  if (lp.kind === "inline") return "inline";
+  if (lp.source.kind === "bundled") return `bundled:${lp.components.main?.file}`;
+  return codeStamp(lp.root, lp.components.main?.file ?? "");
+}
+
+/**
+ * A stamp of a plugin directory's code and JSON files (path, inode, mtime, size; node_modules and .git
+ * skipped): it changes when any of them is edited, added, removed or replaced by an atomic save.
+ */
+export function codeStamp(root: string, salt = ""): string {
+  const h = createHash("sha1");
+  h.update(salt);
+  walk(root, 0, (f, st) => h.update(`${f}:${st.ino}:${st.mtimeMs}:${st.size}\n`));
+  return h.digest("hex");
+}
+
+function walk(dir: string, depth: number, fn: (f: string, st: fs.Stats) => void, budget = { n: 2000 }): void {
+  if (depth > 6 || budget.n <= 0) return;
+  let entries: fs.Dirent[];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (e.name === "node_modules" || e.name === ".git") continue;
+    const f = path.join(dir, e.name);
+    if (e.isDirectory()) walk(f, depth + 1, fn, budget);
+    else if (/\.(m|c)?(t|j)sx?$|\.json$/.test(e.name) && budget.n-- > 0) {
+      try {
+        fn(f, fs.statSync(f));
+      } catch {}
+    }
+  }
+}
+
+export async function importPlugin(lp: LoadedPlugin): Promise<PluginDefinition | undefined> {
+  const file = lp.components.main!.file;
+  const bundled = lp.source.kind === "bundled";
+  const jiti = createJiti(import.meta.url, { moduleCache: bundled, fsCache: true, interopDefault: true });
+  const mod = (await jiti.import(file)) as Record<string, unknown>;
+  const cand = [mod?.default, mod, ...Object.values(mod ?? {})];
+  for (const c of cand) {
+    if (isPluginDefinition(c)) return c;
+    if (typeof c === "function" && c.length <= 1) {
+      const r = (c as (o?: unknown) => unknown)(undefined);
+      if (isPluginDefinition(r)) return r;
+    }
+  }
+  return undefined;
+}
+
