@@ -6,7 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createHash, randomBytes } from "node:crypto";
-import type { ToolCallContext } from "../../core/index.ts";
+import { editDistance, type ToolCallContext } from "../../core/index.ts";
 
 /** Expand `~`, resolve against cwd, normalise (no trailing slash). The form every rule and hook sees. */
 export function absolutePath(p: string, cwd: string): string {
@@ -118,20 +118,6 @@ export function atomicWrite(file: string, data: string | Buffer): void {
 // ---------------------------------------------------------------------------------------------
 // suggestions
 
-export function editDistance(a: string, b: string): number {
-  if (a === b) return 0;
-  const prev = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = prev[0]!;
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = prev[j]!;
-      prev[j] = Math.min(prev[j]! + 1, prev[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = tmp;
-    }
-  }
-  return prev[b.length]!;
-}
 
 /** An actionable message for a missing path: the nearest existing ancestor, and similar names next to it. */
 export function missingPathMessage(file: string, cwd: string, what = "File"): string {

@@ -8,7 +8,7 @@
  *  - `+req words …`   every `+term` must appear in the tool's full name; rank by the other words
  *                     (`+github` alone lists that server's tools).
  */
-import type { PoolSnapshot, Tool } from "../../core/index.ts";
+import { editDistance, type PoolSnapshot, type Tool } from "../../core/index.ts";
 import { ToolIndex, shortNameOf, type SearchDoc } from "./rank.ts";
 
 export type ParsedQuery = { kind: "select"; names: string[] } | { kind: "keywords"; required: string[]; text: string };
@@ -255,16 +255,5 @@ function keywordSuggestions(ix: DeferredIndex, q: Extract<ParsedQuery, { kind: "
 }
 
 function lev(a: string, b: string): number {
-  if (Math.abs(a.length - b.length) > 8) return 99;
-  const dp = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let prev = dp[0]!;
-    dp[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const tmp = dp[j]!;
-      dp[j] = Math.min(dp[j]! + 1, dp[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
-      prev = tmp;
-    }
-  }
-  return dp[b.length]!;
+  return Math.abs(a.length - b.length) > 8 ? 99 : editDistance(a, b);
 }
