@@ -150,7 +150,7 @@ export class Executor {
   async execute(name: string, rawInput: unknown, opts: ExecuteOptions = {}): Promise<ExecuteOutcome> {
     const session = this.host.session(opts.sessionId);
     const trace: TraceEntry[] = [];
-    const ac = new CallAbortController();
+    const ac = new CallAbort(opts.signal, opts.timeoutMs);
     // interruptBehavior "block": a user interrupt does not stop the tool (only its timeout does).
     const onOuterAbort = () => {
       if (call.tool?.interruptBehavior !== "block" || !call.data.has("calling")) ac.abort(opts.signal?.reason);
@@ -163,6 +163,7 @@ export class Executor {
       sessionId: session.id,
       session,
       requestedName: name,
+      tool: undefined,
       rawInput,
       input: rawInput,
       mode: this.host.mode,
@@ -170,7 +171,10 @@ export class Executor {
       generation: this.build.generation,
       source: opts.source ?? "library",
       dryRun: !!opts.dryRun,
-      signal: ac.signal,
+      // Created on first use (most calls never read it before the tool runs; see CallAbort).
+      get signal() {
+        return ac.signalFor(call.tool);
+      },
       host: this.host,
       notes: [],
       data: new Map(),
@@ -186,7 +190,7 @@ export class Executor {
     }
   }
 
-  private async run(call: CallState, opts: ExecuteOptions, ac: CallAbortController): Promise<ExecuteOutcome> {
+  private async run(call: CallState, opts: ExecuteOptions, ac: CallAbort): Promise<ExecuteOutcome> {
     const hooks = this.build.hooks;
     const pool = this.build.pool!;
     const mark = (stage: string, t0: number, outcome?: string, detail?: unknown) =>
@@ -278,36 +282,39 @@ export class Executor {
     const early = await check();
     if (early) return early;
 
-    // 6. PreToolUse
+    // 6. PreToolUse (no context object when nothing is tapped)
     let substitute: ToolResult | undefined;
-    const decisions: Array<{ decision: HookDecision; reason: string; source: string }> = [];
     let inputChanged = false;
-    const pre: PreToolUseContext = {
-      [TRACE]: call[TRACE],
-      call,
-      get input() {
-        return call.input;
-      },
-      decide: (decision, reason, source) => decisions.push({ decision, reason, source }),
-      updateInput: (input, source) => {
-        call.input = input;
-        inputChanged = true;
-        call[TRACE].push({ stage: "preToolUse.updateInput", plugin: source, ms: 0, outcome: "input-updated" });
-      },
-      substitute: (r, source) => {
-        substitute = typeof r === "string" ? textResult(r) : r;
-        call[TRACE].push({ stage: "preToolUse.substitute", plugin: source, ms: 0, outcome: "substituted" });
-      },
-      addContext: (text) => call.notes.push(text),
-      decisions,
-    };
-    try {
-      if (tapped(hooks.preToolUse)) await hooks.preToolUse.promise(pre);
-    } catch (e) {
-      const d = failClosed(e, "preToolUse");
-      return refuse("blocked", denialText(tool.name, d), d);
+    let top: { decision: HookDecision; reason: string; source: string } | undefined;
+    if (tapped(hooks.preToolUse)) {
+      const decisions: Array<{ decision: HookDecision; reason: string; source: string }> = [];
+      const pre: PreToolUseContext = {
+        [TRACE]: call[TRACE],
+        call,
+        get input() {
+          return call.input;
+        },
+        decide: (decision, reason, source) => decisions.push({ decision, reason, source }),
+        updateInput: (input, source) => {
+          call.input = input;
+          inputChanged = true;
+          call[TRACE].push({ stage: "preToolUse.updateInput", plugin: source, ms: 0, outcome: "input-updated" });
+        },
+        substitute: (r, source) => {
+          substitute = typeof r === "string" ? textResult(r) : r;
+          call[TRACE].push({ stage: "preToolUse.substitute", plugin: source, ms: 0, outcome: "substituted" });
+        },
+        addContext: (text) => call.notes.push(text),
+        decisions,
+      };
+      try {
+        await hooks.preToolUse.promise(pre);
+      } catch (e) {
+        const d = failClosed(e, "preToolUse");
+        return refuse("blocked", denialText(tool.name, d), d);
+      }
+      top = decisions.reduce<(typeof decisions)[number] | undefined>((a, b) => (!a || HOOK_RANK[b.decision] > HOOK_RANK[a.decision] ? b : a), undefined);
     }
-    const top = decisions.reduce<(typeof decisions)[number] | undefined>((a, b) => (!a || HOOK_RANK[b.decision] > HOOK_RANK[a.decision] ? b : a), undefined);
     if (top?.decision === "deny") {
       const d: Decision = { behavior: "deny", reason: top.reason || "blocked by a PreToolUse hook", rule: `PreToolUse hook`, plugin: top.source };
       return refuse("blocked", `PreToolUse hook (${top.source}) blocked ${tool.name}: ${d.reason}`, d);
@@ -364,9 +371,8 @@ export class Executor {
         const res =
           (tapped(hooks.call) ? await hooks.call.promise(call) : undefined) ??
           (await raceAbort(
-            Promise.resolve(
-              tool.call(call.input, {
-                signal: ac.signal,
+            tool.call(call.input, {
+                signal: call.signal,
                 cwd: call.cwd,
                 sessionId: call.sessionId,
                 toolUseId: call.toolUseId,
@@ -377,13 +383,12 @@ export class Executor {
                   opts.onProgress?.(m, f);
                 },
               }),
-            ),
             ac,
           ));
         result = normalizeResult(res);
         if (result.isError) error = resultTextOf(result);
       } catch (e) {
-        error = ac.signal.aborted ? `${tool.name} was interrupted: ${errorMessage(ac.signal.reason)}` : `${tool.name} failed: ${errorMessage(e)}`;
+        error = ac.aborted ? `${tool.name} was interrupted: ${errorMessage(ac.reason)}` : `${tool.name} failed: ${errorMessage(e)}`;
         result = textResult(error, true);
       } finally {
         if (timer) clearTimeout(timer);
@@ -391,23 +396,26 @@ export class Executor {
     }
     mark("call", t0, result.isError ? "error" : "ok");
 
-    // 9. PostToolUse / PostToolUseFailure
-    const post: PostToolUseContext = {
-      [TRACE]: call[TRACE],
-      call,
-      result,
-      error,
-      block: (reason) => call.notes.push(`PostToolUse hook feedback: ${reason}`),
-      addContext: (text) => call.notes.push(text),
-      updateOutput: (r) => {
-        post.result = typeof r === "string" ? { ...post.result, content: [{ type: "text", text: r }] } : r;
-      },
-    };
+    // 9. PostToolUse / PostToolUseFailure (no context object when nothing is tapped)
     const postHook = error ? hooks.postToolUseFailure : hooks.postToolUse;
-    if (tapped(postHook)) await postHook.promise(post);
+    if (tapped(postHook)) {
+      const post: PostToolUseContext = {
+        [TRACE]: call[TRACE],
+        call,
+        result,
+        error,
+        block: (reason) => call.notes.push(`PostToolUse hook feedback: ${reason}`),
+        addContext: (text) => call.notes.push(text),
+        updateOutput: (r) => {
+          post.result = typeof r === "string" ? { ...post.result, content: [{ type: "text", text: r }] } : r;
+        },
+      };
+      await postHook.promise(post);
+      result = post.result;
+    }
 
     // 10. shape, then notes after the shaped result
-    let shaped = tapped(hooks.shape) ? await hooks.shape.promise(post.result, call) : post.result;
+    let shaped = tapped(hooks.shape) ? await hooks.shape.promise(result, call) : result;
     if (call.notes.length) shaped = { ...shaped, content: [...shaped.content, { type: "text", text: call.notes.join("\n") }] };
     return finish({
       status: shaped.isError ? "tool-error" : "ok",
@@ -492,17 +500,53 @@ function cloneInput<T>(v: T): T {
   return out as T;
 }
 
+/** Never aborts: the signal of a call with neither an outer signal nor a timeout. */
+const NEVER_ABORTED = new AbortController().signal;
+
 /**
- * An AbortController whose abort also rejects a promise, so a call can be raced against it without an
- * EventTarget listener per call (add/removeEventListener on an AbortSignal costs microseconds in Node).
+ * A call's cancellation, cheap on the hot path. Creating an AbortController/AbortSignal per call and
+ * racing the tool against an EventTarget listener cost microseconds in Node, so:
+ *  - the call's own AbortController is created only when it is needed: when the tool has a timeout or
+ *    interruptBehavior "block" (its signal must differ from the caller's), or when `call.signal` is read
+ *    before the tool is known. Otherwise `call.signal` is the caller's signal itself (which aborts
+ *    exactly when the call would: the executor forwards the caller's abort unchanged) or, with no
+ *    caller signal, a shared signal that never aborts;
+ *  - an abort also rejects a promise, so the tool's promise is raced without a listener per call.
  */
-class CallAbortController extends AbortController {
+class CallAbort {
+  private ac?: AbortController;
+  private shared?: AbortSignal;
   private rejectAborted?: (e: unknown) => void;
   private abortedPromise?: Promise<never>;
-  override abort(reason?: unknown): void {
-    super.abort(reason);
-    this.rejectAborted?.(this.signal.reason);
+  aborted = false;
+  reason: unknown;
+  constructor(
+    private readonly outer: AbortSignal | undefined,
+    private readonly timeoutMs: number | undefined,
+  ) {}
+
+  signalFor(tool: Tool | undefined): AbortSignal {
+    if (this.ac) return this.ac.signal;
+    if (this.shared) return this.shared;
+    if (tool && !this.aborted && !(this.timeoutMs ?? tool.timeoutMs) && tool.interruptBehavior !== "block") {
+      return (this.shared = this.outer ?? NEVER_ABORTED);
+    }
+    this.ac = new AbortController();
+    if (this.aborted) this.ac.abort(this.reason);
+    return this.ac.signal;
   }
+
+  abort(reason?: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = this.ac ? reason : reason === undefined ? new DOMException("This operation was aborted", "AbortError") : reason;
+    if (this.ac) {
+      this.ac.abort(reason);
+      this.reason = this.ac.signal.reason;
+    }
+    this.rejectAborted?.(this.reason);
+  }
+
   get whenAborted(): Promise<never> {
     if (!this.abortedPromise) {
       this.abortedPromise = new Promise<never>((_, reject) => (this.rejectAborted = reject));
@@ -512,9 +556,10 @@ class CallAbortController extends AbortController {
   }
 }
 
-function raceAbort<T>(p: Promise<T>, ac: CallAbortController): Promise<T> {
-  if (ac.signal.aborted) return Promise.reject(ac.signal.reason);
-  return Promise.race([p, ac.whenAborted]);
+function raceAbort<T>(v: T | Promise<T>, ac: CallAbort): Promise<T> {
+  if (ac.aborted) return Promise.reject(ac.reason);
+  if (!v || typeof (v as Promise<T>).then !== "function") return Promise.resolve(v);
+  return Promise.race([v as Promise<T>, ac.whenAborted]);
 }
 
 export function normalizeResult(r: unknown): ToolResult {
