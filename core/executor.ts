@@ -157,30 +157,7 @@ export class Executor {
       else call.notes.push(`${call.tool.name} kept running after an interrupt (interruptBehavior: block).`);
     };
     opts.signal?.addEventListener("abort", onOuterAbort, { once: true });
-    const call: CallState = {
-      [TRACE]: trace,
-      toolUseId: opts.toolUseId ?? newToolUseId(),
-      sessionId: session.id,
-      session,
-      requestedName: name,
-      tool: undefined,
-      rawInput,
-      input: rawInput,
-      mode: this.host.mode,
-      cwd: this.host.cwd,
-      generation: this.build.generation,
-      source: opts.source ?? "library",
-      dryRun: !!opts.dryRun,
-      // Created on first use (most calls never read it before the tool runs; see CallAbort).
-      get signal() {
-        return ac.signalFor(call.tool);
-      },
-      host: this.host,
-      notes: [],
-      data: new Map(),
-      startedAt: Date.now(),
-      maxOutputChars: opts.maxOutputChars,
-    };
+    const call = new Call(trace, opts.toolUseId ?? newToolUseId(), session, name, rawInput, this.host, this.build.generation, opts, ac);
     try {
       const outcome = await this.run(call, opts, ac);
       if (tapped(this.build.hooks.persist)) await this.build.hooks.persist.promise({ call, outcome });
@@ -498,6 +475,47 @@ function cloneInput<T>(v: T): T {
     else out[k] = x;
   }
   return out as T;
+}
+
+/** A call's state: a class, so every call has the same shape (cheaper than an object literal with a getter). */
+class Call implements CallState {
+  [TRACE]: TraceEntry[];
+  readonly sessionId: string;
+  tool?: Tool = undefined;
+  input: any;
+  readonly mode: string;
+  readonly cwd: string;
+  readonly source: CallSource;
+  readonly dryRun: boolean;
+  decision?: Decision = undefined;
+  readonly notes: string[] = [];
+  readonly data = new Map<string, unknown>();
+  readonly startedAt = Date.now();
+  readonly maxOutputChars?: number;
+  constructor(
+    trace: TraceEntry[],
+    readonly toolUseId: string,
+    readonly session: Session,
+    readonly requestedName: string,
+    readonly rawInput: unknown,
+    readonly host: HostView,
+    readonly generation: number,
+    opts: ExecuteOptions,
+    private readonly cancellation: CallAbort,
+  ) {
+    this[TRACE] = trace;
+    this.sessionId = session.id;
+    this.input = rawInput;
+    this.mode = host.mode;
+    this.cwd = host.cwd;
+    this.source = opts.source ?? "library";
+    this.dryRun = !!opts.dryRun;
+    this.maxOutputChars = opts.maxOutputChars;
+  }
+  /** Created on first use (most calls never read it before the tool runs; see CallAbort). */
+  get signal(): AbortSignal {
+    return this.cancellation.signalFor(this.tool);
+  }
 }
 
 /** Never aborts: the signal of a call with neither an outer signal nor a timeout. */
