@@ -64,9 +64,14 @@ interface NameOnly {
 const nameOnlyCache = new WeakMap<RuleSet, Map<string, NameOnly | false>>();
 const INPUT_KINDS = new Set(["param", "agent", "skill", "generic"]);
 
+let lastSet: RuleSet | undefined;
+let lastMap: Map<string, NameOnly | false> | undefined;
+
 function nameOnly(rs: RuleSet, tool: string): NameOnly | undefined {
-  let m = nameOnlyCache.get(rs);
+  let m = rs === lastSet ? lastMap : nameOnlyCache.get(rs);
   if (!m) nameOnlyCache.set(rs, (m = new Map()));
+  lastSet = rs;
+  lastMap = m;
   let v = m.get(tool);
   if (v === undefined) {
     const inputMatters =
