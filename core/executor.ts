@@ -150,7 +150,7 @@ export class Executor {
   async execute(name: string, rawInput: unknown, opts: ExecuteOptions = {}): Promise<ExecuteOutcome> {
     const session = this.host.session(opts.sessionId);
     const trace: TraceEntry[] = [];
-    const ac = new CallAbort(opts.signal, opts.timeoutMs);
+    const ac = new CallAbort();
     // interruptBehavior "block": a user interrupt does not stop the tool (only its timeout does).
     const onOuterAbort = () => {
       if (call.tool?.interruptBehavior !== "block" || !call.data.has("calling")) ac.abort(opts.signal?.reason);
@@ -170,8 +170,12 @@ export class Executor {
   private async run(call: CallState, opts: ExecuteOptions, ac: CallAbort): Promise<ExecuteOutcome> {
     const hooks = this.build.hooks;
     const pool = this.build.pool!;
-    const mark = (stage: string, t0: number, outcome?: string, detail?: unknown) =>
-      call[TRACE].push({ stage, plugin: "toolhost", ms: performance.now() - t0, outcome, detail });
+    /** Record a stage in the trace; returns the time, the next stage's start. */
+    const mark = (stage: string, t0: number, outcome?: string, detail?: unknown): number => {
+      const t = performance.now();
+      call[TRACE].push({ stage, plugin: "toolhost", ms: t - t0, outcome, detail });
+      return t;
+    };
     const finish = (o: Partial<ExecuteOutcome> & Pick<ExecuteOutcome, "status" | "result">): ExecuteOutcome => ({
       tool: call.tool?.name ?? call.requestedName,
       decision: o.decision ?? (o.status === "ok" || o.status === "tool-error" || o.status === "dry-run" ? "allow" : "deny"),
@@ -216,10 +220,9 @@ export class Executor {
       }
     }
     call.tool = tool;
-    mark("lookup", t0, "found", { tool: tool.name, origin: tool.origin, plugin: tool.plugin, deferred });
+    t0 = mark("lookup", t0, "found", { tool: tool.name, origin: tool.origin, plugin: tool.plugin, deferred });
 
     // 2. repair input
-    t0 = performance.now();
     call.input = tapped(hooks.repairInput) ? hooks.repairInput.call(call.rawInput, call) : call.rawInput;
     mark("repairInput", t0);
 
@@ -349,7 +352,9 @@ export class Executor {
           (tapped(hooks.call) ? await hooks.call.promise(call) : undefined) ??
           (await raceAbort(
             tool.call(call.input, {
-                signal: call.signal,
+                get signal() {
+                  return call.signal;
+                },
                 cwd: call.cwd,
                 sessionId: call.sessionId,
                 toolUseId: call.toolUseId,
@@ -514,43 +519,30 @@ class Call implements CallState {
   }
   /** Created on first use (most calls never read it before the tool runs; see CallAbort). */
   get signal(): AbortSignal {
-    return this.cancellation.signalFor(this.tool);
+    return this.cancellation.signal;
   }
 }
 
-/** Never aborts: the signal of a call with neither an outer signal nor a timeout. */
-const NEVER_ABORTED = new AbortController().signal;
-
 /**
- * A call's cancellation, cheap on the hot path. Creating an AbortController/AbortSignal per call and
- * racing the tool against an EventTarget listener cost microseconds in Node, so:
- *  - the call's own AbortController is created only when it is needed: when the tool has a timeout or
- *    interruptBehavior "block" (its signal must differ from the caller's), or when `call.signal` is read
- *    before the tool is known. Otherwise `call.signal` is the caller's signal itself (which aborts
- *    exactly when the call would: the executor forwards the caller's abort unchanged) or, with no
- *    caller signal, a shared signal that never aborts;
- *  - an abort also rejects a promise, so the tool's promise is raced without a listener per call.
+ * A call's cancellation, cheap on the hot path: creating an AbortController/AbortSignal per call costs
+ * microseconds in Node, and many calls never read their signal (in-process tools that finish at once,
+ * refused calls). So the call's own AbortController is created on the first read of `call.signal`
+ * (already aborted if the call was aborted before). It stays one signal per call (never the caller's
+ * signal itself: listeners a tool leaves on it, like the MCP SDK's, must not pile up on a long-lived
+ * caller signal). An abort also rejects a promise, so the tool is raced without a listener per call.
  */
 class CallAbort {
   private ac?: AbortController;
-  private shared?: AbortSignal;
   private rejectAborted?: (e: unknown) => void;
   private abortedPromise?: Promise<never>;
   aborted = false;
   reason: unknown;
-  constructor(
-    private readonly outer: AbortSignal | undefined,
-    private readonly timeoutMs: number | undefined,
-  ) {}
 
-  signalFor(tool: Tool | undefined): AbortSignal {
-    if (this.ac) return this.ac.signal;
-    if (this.shared) return this.shared;
-    if (tool && !this.aborted && !(this.timeoutMs ?? tool.timeoutMs) && tool.interruptBehavior !== "block") {
-      return (this.shared = this.outer ?? NEVER_ABORTED);
+  get signal(): AbortSignal {
+    if (!this.ac) {
+      this.ac = new AbortController();
+      if (this.aborted) this.ac.abort(this.reason);
     }
-    this.ac = new AbortController();
-    if (this.aborted) this.ac.abort(this.reason);
     return this.ac.signal;
   }
 
