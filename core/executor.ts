@@ -234,7 +234,9 @@ export class Executor {
       const t1 = performance.now();
       let msg: string | undefined;
       try {
-        msg = (await tool!.validateInput?.(call.input, { cwd: call.cwd })) ?? (tapped(hooks.validateInput) ? await hooks.validateInput.promise(call) : undefined);
+        // No await (one microtask less) when there is nothing to wait for.
+        const own = tool!.validateInput?.(call.input, { cwd: call.cwd });
+        msg = (own === undefined ? undefined : await own) ?? (tapped(hooks.validateInput) ? await hooks.validateInput.promise(call) : undefined);
       } catch (e) {
         msg = errorMessage(e);
       }
