@@ -48,7 +48,8 @@ export default definePlugin({
     ctx.hooks.build.tap(PLUGIN_NAME, (build) => {
       const trust = new TrustChecker(build.cwd, [spillRoot()]);
 
-      build.hooks.shape.tapPromise({ name: PLUGIN_NAME, stage: SHAPE_STAGE_ANNOTATE }, async (result: ToolResult, call: CallState) => {
+      // Synchronous (no promise per call): annotating never waits for anything.
+      build.hooks.shape.tap({ name: PLUGIN_NAME, stage: SHAPE_STAGE_ANNOTATE }, (result: ToolResult, call: CallState): ToolResult => {
         const tool = call.tool;
         if (!tool) return result;
         let content = result.content;
