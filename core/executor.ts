@@ -150,33 +150,14 @@ export class Executor {
   async execute(name: string, rawInput: unknown, opts: ExecuteOptions = {}): Promise<ExecuteOutcome> {
     const session = this.host.session(opts.sessionId);
     const trace: TraceEntry[] = [];
-    const ac = new CallAbortController();
+    const ac = new CallAbort();
     // interruptBehavior "block": a user interrupt does not stop the tool (only its timeout does).
     const onOuterAbort = () => {
       if (call.tool?.interruptBehavior !== "block" || !call.data.has("calling")) ac.abort(opts.signal?.reason);
       else call.notes.push(`${call.tool.name} kept running after an interrupt (interruptBehavior: block).`);
     };
     opts.signal?.addEventListener("abort", onOuterAbort, { once: true });
-    const call: CallState = {
-      [TRACE]: trace,
-      toolUseId: opts.toolUseId ?? newToolUseId(),
-      sessionId: session.id,
-      session,
-      requestedName: name,
-      rawInput,
-      input: rawInput,
-      mode: this.host.mode,
-      cwd: this.host.cwd,
-      generation: this.build.generation,
-      source: opts.source ?? "library",
-      dryRun: !!opts.dryRun,
-      signal: ac.signal,
-      host: this.host,
-      notes: [],
-      data: new Map(),
-      startedAt: Date.now(),
-      maxOutputChars: opts.maxOutputChars,
-    };
+    const call = new Call(trace, opts.toolUseId ?? newToolUseId(), session, name, rawInput, this.host, this.build.generation, opts, ac);
     try {
       const outcome = await this.run(call, opts, ac);
       if (tapped(this.build.hooks.persist)) await this.build.hooks.persist.promise({ call, outcome });
@@ -186,11 +167,15 @@ export class Executor {
     }
   }
 
-  private async run(call: CallState, opts: ExecuteOptions, ac: CallAbortController): Promise<ExecuteOutcome> {
+  private async run(call: CallState, opts: ExecuteOptions, ac: CallAbort): Promise<ExecuteOutcome> {
     const hooks = this.build.hooks;
     const pool = this.build.pool!;
-    const mark = (stage: string, t0: number, outcome?: string, detail?: unknown) =>
-      call[TRACE].push({ stage, plugin: "toolhost", ms: performance.now() - t0, outcome, detail });
+    /** Record a stage in the trace; returns the time, the next stage's start. */
+    const mark = (stage: string, t0: number, outcome?: string, detail?: unknown): number => {
+      const t = performance.now();
+      call[TRACE].push({ stage, plugin: "toolhost", ms: t - t0, outcome, detail });
+      return t;
+    };
     const finish = (o: Partial<ExecuteOutcome> & Pick<ExecuteOutcome, "status" | "result">): ExecuteOutcome => ({
       tool: call.tool?.name ?? call.requestedName,
       decision: o.decision ?? (o.status === "ok" || o.status === "tool-error" || o.status === "dry-run" ? "allow" : "deny"),
@@ -235,10 +220,9 @@ export class Executor {
       }
     }
     call.tool = tool;
-    mark("lookup", t0, "found", { tool: tool.name, origin: tool.origin, plugin: tool.plugin, deferred });
+    t0 = mark("lookup", t0, "found", { tool: tool.name, origin: tool.origin, plugin: tool.plugin, deferred });
 
     // 2. repair input
-    t0 = performance.now();
     call.input = tapped(hooks.repairInput) ? hooks.repairInput.call(call.rawInput, call) : call.rawInput;
     mark("repairInput", t0);
 
@@ -250,7 +234,9 @@ export class Executor {
       const t1 = performance.now();
       let msg: string | undefined;
       try {
-        msg = (await tool!.validateInput?.(call.input, { cwd: call.cwd })) ?? (tapped(hooks.validateInput) ? await hooks.validateInput.promise(call) : undefined);
+        // No await (one microtask less) when there is nothing to wait for.
+        const own = tool!.validateInput?.(call.input, { cwd: call.cwd });
+        msg = (own === undefined ? undefined : await own) ?? (tapped(hooks.validateInput) ? await hooks.validateInput.promise(call) : undefined);
       } catch (e) {
         msg = errorMessage(e);
       }
@@ -278,36 +264,39 @@ export class Executor {
     const early = await check();
     if (early) return early;
 
-    // 6. PreToolUse
+    // 6. PreToolUse (no context object when nothing is tapped)
     let substitute: ToolResult | undefined;
-    const decisions: Array<{ decision: HookDecision; reason: string; source: string }> = [];
     let inputChanged = false;
-    const pre: PreToolUseContext = {
-      [TRACE]: call[TRACE],
-      call,
-      get input() {
-        return call.input;
-      },
-      decide: (decision, reason, source) => decisions.push({ decision, reason, source }),
-      updateInput: (input, source) => {
-        call.input = input;
-        inputChanged = true;
-        call[TRACE].push({ stage: "preToolUse.updateInput", plugin: source, ms: 0, outcome: "input-updated" });
-      },
-      substitute: (r, source) => {
-        substitute = typeof r === "string" ? textResult(r) : r;
-        call[TRACE].push({ stage: "preToolUse.substitute", plugin: source, ms: 0, outcome: "substituted" });
-      },
-      addContext: (text) => call.notes.push(text),
-      decisions,
-    };
-    try {
-      if (tapped(hooks.preToolUse)) await hooks.preToolUse.promise(pre);
-    } catch (e) {
-      const d = failClosed(e, "preToolUse");
-      return refuse("blocked", denialText(tool.name, d), d);
+    let top: { decision: HookDecision; reason: string; source: string } | undefined;
+    if (tapped(hooks.preToolUse)) {
+      const decisions: Array<{ decision: HookDecision; reason: string; source: string }> = [];
+      const pre: PreToolUseContext = {
+        [TRACE]: call[TRACE],
+        call,
+        get input() {
+          return call.input;
+        },
+        decide: (decision, reason, source) => decisions.push({ decision, reason, source }),
+        updateInput: (input, source) => {
+          call.input = input;
+          inputChanged = true;
+          call[TRACE].push({ stage: "preToolUse.updateInput", plugin: source, ms: 0, outcome: "input-updated" });
+        },
+        substitute: (r, source) => {
+          substitute = typeof r === "string" ? textResult(r) : r;
+          call[TRACE].push({ stage: "preToolUse.substitute", plugin: source, ms: 0, outcome: "substituted" });
+        },
+        addContext: (text) => call.notes.push(text),
+        decisions,
+      };
+      try {
+        await hooks.preToolUse.promise(pre);
+      } catch (e) {
+        const d = failClosed(e, "preToolUse");
+        return refuse("blocked", denialText(tool.name, d), d);
+      }
+      top = decisions.reduce<(typeof decisions)[number] | undefined>((a, b) => (!a || HOOK_RANK[b.decision] > HOOK_RANK[a.decision] ? b : a), undefined);
     }
-    const top = decisions.reduce<(typeof decisions)[number] | undefined>((a, b) => (!a || HOOK_RANK[b.decision] > HOOK_RANK[a.decision] ? b : a), undefined);
     if (top?.decision === "deny") {
       const d: Decision = { behavior: "deny", reason: top.reason || "blocked by a PreToolUse hook", rule: `PreToolUse hook`, plugin: top.source };
       return refuse("blocked", `PreToolUse hook (${top.source}) blocked ${tool.name}: ${d.reason}`, d);
@@ -364,9 +353,10 @@ export class Executor {
         const res =
           (tapped(hooks.call) ? await hooks.call.promise(call) : undefined) ??
           (await raceAbort(
-            Promise.resolve(
-              tool.call(call.input, {
-                signal: ac.signal,
+            tool.call(call.input, {
+                get signal() {
+                  return call.signal;
+                },
                 cwd: call.cwd,
                 sessionId: call.sessionId,
                 toolUseId: call.toolUseId,
@@ -377,13 +367,12 @@ export class Executor {
                   opts.onProgress?.(m, f);
                 },
               }),
-            ),
             ac,
           ));
         result = normalizeResult(res);
         if (result.isError) error = resultTextOf(result);
       } catch (e) {
-        error = ac.signal.aborted ? `${tool.name} was interrupted: ${errorMessage(ac.signal.reason)}` : `${tool.name} failed: ${errorMessage(e)}`;
+        error = ac.aborted ? `${tool.name} was interrupted: ${errorMessage(ac.reason)}` : `${tool.name} failed: ${errorMessage(e)}`;
         result = textResult(error, true);
       } finally {
         if (timer) clearTimeout(timer);
@@ -391,23 +380,26 @@ export class Executor {
     }
     mark("call", t0, result.isError ? "error" : "ok");
 
-    // 9. PostToolUse / PostToolUseFailure
-    const post: PostToolUseContext = {
-      [TRACE]: call[TRACE],
-      call,
-      result,
-      error,
-      block: (reason) => call.notes.push(`PostToolUse hook feedback: ${reason}`),
-      addContext: (text) => call.notes.push(text),
-      updateOutput: (r) => {
-        post.result = typeof r === "string" ? { ...post.result, content: [{ type: "text", text: r }] } : r;
-      },
-    };
+    // 9. PostToolUse / PostToolUseFailure (no context object when nothing is tapped)
     const postHook = error ? hooks.postToolUseFailure : hooks.postToolUse;
-    if (tapped(postHook)) await postHook.promise(post);
+    if (tapped(postHook)) {
+      const post: PostToolUseContext = {
+        [TRACE]: call[TRACE],
+        call,
+        result,
+        error,
+        block: (reason) => call.notes.push(`PostToolUse hook feedback: ${reason}`),
+        addContext: (text) => call.notes.push(text),
+        updateOutput: (r) => {
+          post.result = typeof r === "string" ? { ...post.result, content: [{ type: "text", text: r }] } : r;
+        },
+      };
+      await postHook.promise(post);
+      result = post.result;
+    }
 
     // 10. shape, then notes after the shaped result
-    let shaped = tapped(hooks.shape) ? await hooks.shape.promise(post.result, call) : post.result;
+    let shaped = tapped(hooks.shape) ? await hooks.shape.promise(result, call) : result;
     if (call.notes.length) shaped = { ...shaped, content: [...shaped.content, { type: "text", text: call.notes.join("\n") }] };
     return finish({
       status: shaped.isError ? "tool-error" : "ok",
@@ -492,17 +484,81 @@ function cloneInput<T>(v: T): T {
   return out as T;
 }
 
+/** A call's state: a class, so every call has the same shape (cheaper than an object literal with a getter). */
+class Call implements CallState {
+  [TRACE]: TraceEntry[];
+  readonly sessionId: string;
+  tool?: Tool = undefined;
+  input: any;
+  readonly mode: string;
+  readonly cwd: string;
+  readonly source: CallSource;
+  readonly dryRun: boolean;
+  decision?: Decision = undefined;
+  readonly notes: string[] = [];
+  readonly data = new Map<string, unknown>();
+  readonly startedAt = Date.now();
+  readonly maxOutputChars?: number;
+  constructor(
+    trace: TraceEntry[],
+    readonly toolUseId: string,
+    readonly session: Session,
+    readonly requestedName: string,
+    readonly rawInput: unknown,
+    readonly host: HostView,
+    readonly generation: number,
+    opts: ExecuteOptions,
+    private readonly cancellation: CallAbort,
+  ) {
+    this[TRACE] = trace;
+    this.sessionId = session.id;
+    this.input = rawInput;
+    this.mode = host.mode;
+    this.cwd = host.cwd;
+    this.source = opts.source ?? "library";
+    this.dryRun = !!opts.dryRun;
+    this.maxOutputChars = opts.maxOutputChars;
+  }
+  /** Created on first use (most calls never read it before the tool runs; see CallAbort). */
+  get signal(): AbortSignal {
+    return this.cancellation.signal;
+  }
+}
+
 /**
- * An AbortController whose abort also rejects a promise, so a call can be raced against it without an
- * EventTarget listener per call (add/removeEventListener on an AbortSignal costs microseconds in Node).
+ * A call's cancellation, cheap on the hot path: creating an AbortController/AbortSignal per call costs
+ * microseconds in Node, and many calls never read their signal (in-process tools that finish at once,
+ * refused calls). So the call's own AbortController is created on the first read of `call.signal`
+ * (already aborted if the call was aborted before). It stays one signal per call (never the caller's
+ * signal itself: listeners a tool leaves on it, like the MCP SDK's, must not pile up on a long-lived
+ * caller signal). An abort also rejects a promise, so the tool is raced without a listener per call.
  */
-class CallAbortController extends AbortController {
+class CallAbort {
+  private ac?: AbortController;
   private rejectAborted?: (e: unknown) => void;
   private abortedPromise?: Promise<never>;
-  override abort(reason?: unknown): void {
-    super.abort(reason);
-    this.rejectAborted?.(this.signal.reason);
+  aborted = false;
+  reason: unknown;
+
+  get signal(): AbortSignal {
+    if (!this.ac) {
+      this.ac = new AbortController();
+      if (this.aborted) this.ac.abort(this.reason);
+    }
+    return this.ac.signal;
   }
+
+  abort(reason?: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = this.ac ? reason : reason === undefined ? new DOMException("This operation was aborted", "AbortError") : reason;
+    if (this.ac) {
+      this.ac.abort(reason);
+      this.reason = this.ac.signal.reason;
+    }
+    this.rejectAborted?.(this.reason);
+  }
+
   get whenAborted(): Promise<never> {
     if (!this.abortedPromise) {
       this.abortedPromise = new Promise<never>((_, reject) => (this.rejectAborted = reject));
@@ -512,9 +568,10 @@ class CallAbortController extends AbortController {
   }
 }
 
-function raceAbort<T>(p: Promise<T>, ac: CallAbortController): Promise<T> {
-  if (ac.signal.aborted) return Promise.reject(ac.signal.reason);
-  return Promise.race([p, ac.whenAborted]);
+function raceAbort<T>(v: T | Promise<T>, ac: CallAbort): Promise<T> {
+  if (ac.aborted) return Promise.reject(ac.reason);
+  if (!v || typeof (v as Promise<T>).then !== "function") return Promise.resolve(v);
+  return Promise.race([v as Promise<T>, ac.whenAborted]);
 }
 
 export function normalizeResult(r: unknown): ToolResult {

@@ -52,7 +52,13 @@ export interface Traced {
 }
 
 function findTraced(args: unknown[]): TraceEntry[] | undefined {
-  for (const a of args) if (a && typeof a === "object" && TRACE in (a as object)) return (a as Traced)[TRACE];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a !== null && typeof a === "object") {
+      const t = (a as Partial<Traced>)[TRACE];
+      if (t !== undefined) return t;
+    }
+  }
   return undefined;
 }
 

@@ -37,6 +37,26 @@ function declaredTypes(schema: unknown): string[] {
   return Array.isArray(t) ? (t as string[]) : typeof t === "string" ? [t] : [];
 }
 
+/**
+ * Per schema (tools keep their schema object for a whole generation): the declared properties a model
+ * may have sent as a string of JSON — typed object or array, and not also string. Undefined when none:
+ * then a plain object input needs no look at all (most tools, e.g. every string-only MCP tool).
+ */
+const structuredCache = new WeakMap<object, Map<string, string[]> | null>();
+function structuredFields(schema: JsonSchema | undefined): Map<string, string[]> | undefined {
+  if (!schema || typeof schema.properties !== "object" || !schema.properties) return undefined;
+  let hit = structuredCache.get(schema);
+  if (hit === undefined) {
+    const out = new Map<string, string[]>();
+    for (const [k, p] of Object.entries(schema.properties as Record<string, unknown>)) {
+      const types = declaredTypes(p);
+      if (!types.includes("string") && (types.includes("object") || types.includes("array"))) out.set(k, types);
+    }
+    structuredCache.set(schema, (hit = out.size ? out : null));
+  }
+  return hit ?? undefined;
+}
+
 /** The repair itself, pure: returns the (possibly new) input and what was done. */
 export function repairInput(input: unknown, schema: JsonSchema | undefined): { input: unknown; repairs: Repair[] } {
   const repairs: Repair[] = [];
@@ -51,13 +71,13 @@ export function repairInput(input: unknown, schema: JsonSchema | undefined): { i
       }
     }
   }
-  const props = schema && typeof schema.properties === "object" ? (schema.properties as Record<string, unknown>) : undefined;
-  if (props && value && typeof value === "object" && !Array.isArray(value)) {
+  const structured = structuredFields(schema);
+  if (structured && value && typeof value === "object" && !Array.isArray(value)) {
     let copy: Record<string, unknown> | undefined;
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
       if (typeof v !== "string") continue;
-      const types = declaredTypes(props[k]);
-      if (types.includes("string") || !(types.includes("object") || types.includes("array"))) continue;
+      const types = structured.get(k);
+      if (!types) continue;
       const r = parseLoose(v);
       if (!r || r.value === null || typeof r.value !== "object") continue;
       if (!types.includes(Array.isArray(r.value) ? "array" : "object")) continue;

@@ -47,6 +47,8 @@ export default definePlugin({
     /** Diagnostics that arrived after their edit's result was returned, per session. */
     const late = new Map<string, string[]>();
     const noted = new Set<string>();
+    /** Some generation configured a server: late diagnostics may arrive from now on. */
+    let hadServers = false;
     const options = (): LspOptions => {
       const merged = rawOptions();
       // A wrong value falls back to the default (reported once per build by optionProblems).
@@ -74,8 +76,13 @@ export default definePlugin({
         if (table.servers.length) collector.add(lspTool(table, serverFor));
       });
 
+      // Hot path: a generation without diagnostics servers taps no execution stage, except to deliver late
+      // diagnostics (possible only once some generation of this plugin instance had servers).
+      if (table.servers.length) hadServers = true;
+      const diagnostics = [...table.byExt.values()].some((d) => d.diagnostics);
+
       // Remember the text before an edit of a file its server has not opened: the diagnostics baseline.
-      build.hooks.preToolUse.tapPromise(PLUGIN_NAME, async (pre) => {
+      if (diagnostics) build.hooks.preToolUse.tapPromise(PLUGIN_NAME, async (pre) => {
         const file = editedFile(pre.call.tool?.name, pre.input, build.cwd);
         const def = file ? table.byExt.get(path.extname(file)) : undefined;
         if (!file || !def?.diagnostics || servers.get(def.key)?.isOpen(file)) return;
@@ -87,7 +94,7 @@ export default definePlugin({
         }
       });
 
-      build.hooks.postToolUse.tapPromise(PLUGIN_NAME, async (post) => {
+      if (hadServers) build.hooks.postToolUse.tapPromise(PLUGIN_NAME, async (post) => {
         deliverLate(post);
         const file = editedFile(post.call.tool?.name, post.call.input, build.cwd);
         const def = file ? table.byExt.get(path.extname(file)) : undefined;
@@ -130,7 +137,7 @@ export default definePlugin({
           if (res.nd.late) void later(res.nd.late);
         }
       });
-      build.hooks.postToolUseFailure.tapPromise(PLUGIN_NAME, async (post) => deliverLate(post));
+      if (hadServers) build.hooks.postToolUseFailure.tapPromise(PLUGIN_NAME, async (post) => deliverLate(post));
     });
 
     function queue(sessionId: string, text: string) {

@@ -11,7 +11,7 @@ import { flag, type Decision, type Tool } from "../../core/index.ts";
 import type { Segment } from "./bash.ts";
 import { insideDirs, protectedReason, type ResolvedPath } from "./paths.ts";
 import { callFacts, ruleHit, segmentAllowedBy, suspectHit, type CallFacts, type Hit } from "./match.ts";
-import { EDIT_TOOLS, READ_TOOLS } from "./rule.ts";
+import { BASH_TOOLS, EDIT_TOOLS, READ_TOOLS } from "./rule.ts";
 import { where, type RuleEntry, type RuleSet } from "./rules.ts";
 
 export const PLUGIN_NAME = "permissions";
@@ -33,7 +33,8 @@ export function factsFor(call: CallView & { key?: object }): CallFacts {
   const hit = key ? factsCache.get(key) : undefined;
   if (hit && hit.input === call.input) return hit.facts;
   const facts = callFacts(call.toolName, call.input, call.cwd, call.shellCwd ?? call.cwd);
-  if (key) factsCache.set(key, { input: call.input, facts });
+  // Only facts that took work are worth a WeakMap entry (a cheap facts object costs less than the entry).
+  if (key && (facts.bash || facts.paths)) factsCache.set(key, { input: call.input, facts });
   return facts;
 }
 
@@ -50,12 +51,57 @@ function fromRule(e: RuleEntry, behavior: Decision["behavior"], hit: Hit | undef
   };
 }
 
-export function denyDecision(rs: RuleSet, call: CallView, f: CallFacts): Decision | undefined {
-  for (const e of rs.deny) {
-    const hit = ruleHit(e.rule, f, "deny", e.rulesRoot);
-    if (hit) return fromRule(e, "deny", hit);
+/**
+ * The first rule of one list that matches, as a decision. For a tool whose calls the rules can only
+ * tell apart by name (not a Bash, file, WebFetch tool; no parameter/agent/skill rule names it — e.g.
+ * every MCP tool), the answer is the same for every call: it is computed once per rule set (a new
+ * set per build, and whenever a session rule is added) and tool name.
+ */
+type Which = "deny" | "ask" | "allow";
+interface NameOnly {
+  deny?: Decision | null;
+  ask?: Decision | null;
+  allow?: Decision | null;
+}
+const nameOnlyCache = new WeakMap<RuleSet, Map<string, NameOnly | false>>();
+const INPUT_KINDS = new Set(["param", "agent", "skill", "generic"]);
+
+let lastSet: RuleSet | undefined;
+let lastMap: Map<string, NameOnly | false> | undefined;
+
+function nameOnly(rs: RuleSet, tool: string): NameOnly | undefined {
+  let m = rs === lastSet ? lastMap : nameOnlyCache.get(rs);
+  if (!m) nameOnlyCache.set(rs, (m = new Map()));
+  lastSet = rs;
+  lastMap = m;
+  let v = m.get(tool);
+  if (v === undefined) {
+    const inputMatters =
+      BASH_TOOLS.has(tool) || tool === "PowerShell" || READ_TOOLS.has(tool) || EDIT_TOOLS.has(tool) || tool === "WebFetch" ||
+      [rs.deny, rs.ask, rs.allow].some((l) => l.some((e) => e.rule.kind !== "tool" && (INPUT_KINDS.has(e.rule.kind) ? e.rule.tool === tool : !["bash", "path", "domain"].includes(e.rule.kind))));
+    m.set(tool, (v = inputMatters ? false : {}));
   }
-  return undefined;
+  return v || undefined;
+}
+
+function firstRule(rs: RuleSet, which: Which, f: CallFacts, explicit: boolean): Decision | undefined {
+  const cache = nameOnly(rs, f.tool);
+  const hit = cache?.[which];
+  if (hit !== undefined) return hit === null ? undefined : { ...hit };
+  let d: Decision | undefined;
+  for (const e of rs[which]) {
+    const h = ruleHit(e.rule, f, which, e.rulesRoot);
+    if (h) {
+      d = fromRule(e, which, h, explicit);
+      break;
+    }
+  }
+  if (cache) cache[which] = d ? { ...d } : null;
+  return d;
+}
+
+export function denyDecision(rs: RuleSet, call: CallView, f: CallFacts): Decision | undefined {
+  return firstRule(rs, "deny", f, true);
 }
 
 function workDirs(rs: RuleSet, cwd: string): string[] {
@@ -79,10 +125,8 @@ export function rulesDecision(rs: RuleSet, call: CallView, f: CallFacts): Decisi
   const mode = call.mode;
   const ask = (d: Decision): Decision => (mode === "dontAsk" ? { ...d, behavior: "deny", reason: `${d.reason}; dontAsk mode denies instead of asking` } : d);
 
-  for (const e of rs.ask) {
-    const hit = ruleHit(e.rule, f, "ask", e.rulesRoot);
-    if (hit) return ask(fromRule(e, "ask", hit));
-  }
+  const askRule = firstRule(rs, "ask", f, true);
+  if (askRule) return ask(askRule);
   // Deny rules must see through unknown wrappers: a hit after an unknown program asks (never auto-approved).
   if (f.bash) {
     for (const e of [...rs.deny, ...rs.ask]) {
@@ -118,10 +162,8 @@ export function rulesDecision(rs: RuleSet, call: CallView, f: CallFacts): Decisi
     if (a.ok) return { behavior: "allow", reason: a.reason, rule: a.rule?.source, plugin: a.rule?.plugin ?? PLUGIN_NAME, file: a.rule?.file };
     return undefined;
   }
-  for (const e of rs.allow) {
-    const hit = ruleHit(e.rule, f, "allow", e.rulesRoot);
-    if (hit) return fromRule(e, "allow", hit, false);
-  }
+  const allowRule = firstRule(rs, "allow", f, false);
+  if (allowRule) return allowRule;
   if (mode === "acceptEdits" && EDIT_TOOLS.has(f.tool) && f.paths?.length && f.paths.every((p) => insideDirs(p, workDirs(rs, call.cwd)))) {
     return { behavior: "allow", reason: "acceptEdits mode allows edits inside the working directories", rule: "mode: acceptEdits", plugin: PLUGIN_NAME };
   }

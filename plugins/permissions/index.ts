@@ -91,22 +91,29 @@ export default definePlugin({
         for (const p of unknownToolWarnings(rs, names)) report(p);
       });
 
-      const view = (call: CallState): CallView & { key: object } => ({ key: call, toolName: call.tool?.name ?? call.requestedName, tool: call.tool, input: call.input, cwd: call.cwd, mode: call.mode, shellCwd: shellCwdOf(call) });
+      // The deny and permission taps of one call share one view and one set of facts: the last call's
+      // are kept (same call, tool and input → same facts; a PreToolUse rewrite gets fresh ones).
+      let last: { call: CallState; tool: CallState["tool"]; input: unknown; view: CallView; facts: ReturnType<typeof factsFor> } | undefined;
+      const prepared = (call: CallState) => {
+        if (last && last.call === call && last.tool === call.tool && last.input === call.input) return last;
+        const view: CallView & { key: object } = { key: call, toolName: call.tool?.name ?? call.requestedName, tool: call.tool, input: call.input, cwd: call.cwd, mode: call.mode, shellCwd: shellCwdOf(call) };
+        return (last = { call, tool: call.tool, input: call.input, view, facts: factsFor(view) });
+      };
       build.hooks.deny.tap(PLUGIN_NAME, (call) => {
-        const v = view(call);
-        return denyDecision(rules(), v, factsFor(v));
+        const p = prepared(call);
+        return denyDecision(rules(), p.view, p.facts);
       });
       build.hooks.permission.tap({ name: PLUGIN_NAME, stage: PERMISSION_STAGE_RULES }, (call) => {
-        const v = view(call);
-        return rulesDecision(rules(), v, factsFor(v));
+        const p = prepared(call);
+        return rulesDecision(rules(), p.view, p.facts);
       });
       build.hooks.permission.tap({ name: PLUGIN_NAME, stage: PERMISSION_STAGE_TOOL }, (call) => {
-        const v = view(call);
-        return toolDecision(rules(), v, factsFor(v));
+        const p = prepared(call);
+        return toolDecision(rules(), p.view, p.facts);
       });
       build.hooks.permission.tap({ name: PLUGIN_NAME, stage: PERMISSION_STAGE_FALLBACK }, (call) => {
-        const v = view(call);
-        return fallbackDecision(rules(), v, factsFor(v));
+        const p = prepared(call);
+        return fallbackDecision(rules(), p.view, p.facts);
       });
     });
   },

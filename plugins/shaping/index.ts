@@ -29,11 +29,17 @@ export function spillRoot(): string {
 }
 
 export function budgetFor(call: CallState): number {
-  const cfg = call.host.config.output ?? {};
-  const name = call.tool?.name ?? call.requestedName;
-  const candidates = [call.maxOutputChars, cfg.perTool?.[name], call.tool?.maxOutputChars, cfg.maxChars];
-  for (const c of candidates) if (typeof c === "number" && c > 0) return c;
+  if (positive(call.maxOutputChars)) return call.maxOutputChars;
+  const cfg = call.host.config.output;
+  const perTool = cfg?.perTool?.[call.tool?.name ?? call.requestedName];
+  if (positive(perTool)) return perTool;
+  if (positive(call.tool?.maxOutputChars)) return call.tool.maxOutputChars;
+  if (positive(cfg?.maxChars)) return cfg.maxChars;
   return DEFAULT_MAX_CHARS;
+}
+
+function positive(c: unknown): c is number {
+  return typeof c === "number" && c > 0;
 }
 
 export default definePlugin({
@@ -42,7 +48,8 @@ export default definePlugin({
     ctx.hooks.build.tap(PLUGIN_NAME, (build) => {
       const trust = new TrustChecker(build.cwd, [spillRoot()]);
 
-      build.hooks.shape.tapPromise({ name: PLUGIN_NAME, stage: SHAPE_STAGE_ANNOTATE }, async (result: ToolResult, call: CallState) => {
+      // Synchronous (no promise per call): annotating never waits for anything.
+      build.hooks.shape.tap({ name: PLUGIN_NAME, stage: SHAPE_STAGE_ANNOTATE }, (result: ToolResult, call: CallState): ToolResult => {
         const tool = call.tool;
         if (!tool) return result;
         let content = result.content;
@@ -77,8 +84,12 @@ export default definePlugin({
 
       build.hooks.shape.tapPromise({ name: PLUGIN_NAME, stage: SHAPE_STAGE_TRUNCATE }, async (result: ToolResult, call: CallState) => {
         const budget = budgetFor(call);
+        // Hot path: most results are far below the budget; count without allocating first.
+        let total = 0;
+        for (const c of result.content) if (c.type === "text") total += c.text?.length ?? 0;
+        if (total <= budget) return result;
         const body = result.content.filter((c) => c.type === "text" && !annotations.has(c));
-        const total = body.reduce((n, c) => n + (c.text?.length ?? 0), 0);
+        total = body.reduce((n, c) => n + (c.text?.length ?? 0), 0);
         if (total <= budget) return result;
         const full = body.map((c) => c.text ?? "").join("\n");
         const file = path.join(spillRoot(), safe(call.sessionId), `${safe(call.toolUseId)}.txt`);
