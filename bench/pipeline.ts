@@ -42,19 +42,6 @@ async function time(iterations: number, fn: () => Promise<unknown> | unknown): P
   return (performance.now() - t0) / iterations;
 }
 
-/** Median of `runs` timings of `fn` (ms each). */
-async function median(runs: number, fn: () => Promise<unknown>): Promise<number> {
-  for (let i = 0; i < 3; i++) await fn();
-  const xs: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const t0 = performance.now();
-    await fn();
-    xs.push(performance.now() - t0);
-  }
-  xs.sort((a, b) => a - b);
-  return xs[Math.floor(xs.length / 2)]!;
-}
-
 function bareSpawn(cmd: string, stdin: string, noShell = false, detached = false): Promise<void> {
   return new Promise((resolve, reject) => {
     const opts = { stdio: ["pipe", "pipe", "pipe"] as ["pipe", "pipe", "pipe"], detached };

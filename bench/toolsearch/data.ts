@@ -146,3 +146,19 @@ export function loadMetaToolMulti(): BenchSet {
     queries: qs.map((q, i) => ({ id: `mm${i}`, query: q.query, gold: q.tool, groups: { kind: "two-tool" } })),
   };
 }
+
+/** One query's ranking and metrics (recall@1/5/10 and MRR@10), shared by every toolsearch bench. */
+export function scoreQuery(set: BenchSet, index: { search(q: string, o: { limit: number }): Array<{ name: string }> }, q: BenchQuery) {
+  const idOf = set.idOf ?? ((n: string) => n);
+  const accept = new Set(q.acceptable ?? []);
+  const ranked: string[] = [];
+  for (const h of index.search(q.query, { limit: 60 })) {
+    const id = idOf(h.name);
+    if (accept.has(h.name) || accept.has(id) || ranked.includes(id)) continue;
+    ranked.push(id);
+  }
+  const gold = new Set(q.gold);
+  const rec = (k: number) => ranked.slice(0, k).filter((x) => gold.has(x)).length / gold.size;
+  const first = ranked.findIndex((x) => gold.has(x));
+  return { ranked, r1: rec(1), r5: rec(5), r10: rec(10), mrr: first >= 0 && first < 10 ? 1 / (first + 1) : 0 };
+}

@@ -11,7 +11,7 @@ import os from "node:os";
 import { ToolIndex, DEFAULT_OPTIONS, PLAIN_BM25, type RankOptions, type SearchDoc } from "../../plugins/tool-search/rank.ts";
 import { countTokens, anthropicToolsTokens, deferredAnnouncement } from "../../plugins/tool-search/adapters.ts";
 import { TOOL_SEARCH_DEFINITION } from "../../plugins/tool-search/tool.ts";
-import { loadLiveMcpBench, loadMetaTool, loadMetaToolMulti, loadToolsearch, type BenchSet } from "./data.ts";
+import { loadLiveMcpBench, loadMetaTool, loadMetaToolMulti, loadToolsearch, scoreQuery, type BenchSet } from "./data.ts";
 
 interface Metrics {
   n: number;
@@ -22,7 +22,6 @@ interface Metrics {
 }
 
 function evaluate(set: BenchSet, index: ToolIndex): { all: Metrics; groups: Record<string, Record<string, Metrics>> } {
-  const idOf = set.idOf ?? ((n: string) => n);
   const acc: Record<string, Metrics> = {};
   const add = (key: string, m: Omit<Metrics, "n">) => {
     const a = (acc[key] ??= { n: 0, r1: 0, r5: 0, r10: 0, mrr: 0 });
@@ -33,17 +32,7 @@ function evaluate(set: BenchSet, index: ToolIndex): { all: Metrics; groups: Reco
     a.mrr += m.mrr;
   };
   for (const q of set.queries) {
-    const accept = new Set(q.acceptable ?? []);
-    const ranked: string[] = [];
-    for (const h of index.search(q.query, { limit: 60 })) {
-      const id = idOf(h.name);
-      if (accept.has(h.name) || accept.has(id) || ranked.includes(id)) continue;
-      ranked.push(id);
-    }
-    const gold = new Set(q.gold);
-    const rec = (k: number) => ranked.slice(0, k).filter((x) => gold.has(x)).length / gold.size;
-    const first = ranked.findIndex((x) => gold.has(x));
-    const m = { r1: rec(1), r5: rec(5), r10: rec(10), mrr: first >= 0 && first < 10 ? 1 / (first + 1) : 0 };
+    const { ranked: _, ...m } = scoreQuery(set, index, q);
     add("all", m);
     for (const [k, v] of Object.entries(q.groups)) add(`${k}=${v}`, m);
   }

@@ -1,25 +1,15 @@
 /** Quick quality check (dev helper): `node bench/run.mjs toolsearch/quick '<json options>'` — prints all/hard figures per set. */
 import { ToolIndex, PLAIN_BM25, type RankOptions } from "../../plugins/tool-search/rank.ts";
-import { loadLiveMcpBench, loadMetaTool, loadMetaToolMulti, loadToolsearch, type BenchSet } from "./data.ts";
+import { loadLiveMcpBench, loadMetaTool, loadMetaToolMulti, loadToolsearch, scoreQuery, type BenchSet } from "./data.ts";
 
 function evalSet(set: BenchSet, index: ToolIndex, filter?: (q: BenchSet["queries"][number]) => boolean) {
-  const idOf = set.idOf ?? ((n: string) => n);
   let n = 0, r1 = 0, r5 = 0, mrr = 0;
   const fails: string[] = [];
   for (const q of set.queries) {
     if (filter && !filter(q)) continue;
-    const accept = new Set(q.acceptable ?? []);
-    const ranked: string[] = [];
-    for (const h of index.search(q.query, { limit: 60 })) {
-      const id = idOf(h.name);
-      if (accept.has(h.name) || accept.has(id) || ranked.includes(id)) continue;
-      ranked.push(id);
-    }
-    const gold = new Set(q.gold);
-    const rec = (k: number) => ranked.slice(0, k).filter((x) => gold.has(x)).length / gold.size;
-    const first = ranked.findIndex((x) => gold.has(x));
-    n++; r1 += rec(1); r5 += rec(5); mrr += first >= 0 && first < 10 ? 1 / (first + 1) : 0;
-    if (rec(5) < 1) fails.push(`${q.query} -> ${ranked.slice(0, 3).join(", ")} [gold ${q.gold.join(",")}]`);
+    const { ranked, r1: a1, r5: a5, mrr: am } = scoreQuery(set, index, q);
+    n++; r1 += a1; r5 += a5; mrr += am;
+    if (a5 < 1) fails.push(`${q.query} -> ${ranked.slice(0, 3).join(", ")} [gold ${q.gold.join(",")}]`);
   }
   return { n, r1: r1 / n, r5: r5 / n, mrr: mrr / n, fails };
 }

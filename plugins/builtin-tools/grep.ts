@@ -6,7 +6,6 @@
  * fall back to line-by-line testing, so the result is exactly ripgrep's line semantics.
  */
 import fs from "node:fs";
-import path from "node:path";
 import { createRequire } from "node:module";
 import type PicomatchNs from "picomatch";
 
