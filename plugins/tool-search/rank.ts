@@ -76,6 +76,8 @@ export interface RankOptions {
   maxDescChars: number;
   /** "plain": lower-case, split on non-alphanumerics, nothing else (the baseline's analyser). */
   analyzer?: "full" | "plain";
+  /** Weight of the term "file" added when the query names a file (`package.json`, `*.ts`, `src/app.py`); 0 = off. */
+  fileHint: number;
 }
 
 export const DEFAULT_OPTIONS: RankOptions = {
@@ -83,7 +85,7 @@ export const DEFAULT_OPTIONS: RankOptions = {
   weights: { name: 4, server: 2.5, serverInfo: 0.3, hint: 2, lead: 2, desc: 0.5, params: 0.5, paramDesc: 0.5, related: 0.25 },
   b: { name: 0.3, server: 0, serverInfo: 0.75, hint: 0.5, lead: 0.5, desc: 0.75, params: 0.5, paramDesc: 0.75, related: 0.75 },
   k1: 1.6,
-  synonyms: 0.5,
+  synonyms: 0.6,
   lexiconWeight: 0.2,
   relatedFromLexicon: true,
   prefix: 0.4,
@@ -98,6 +100,7 @@ export const DEFAULT_OPTIONS: RankOptions = {
   serverBoost: 0.5,
   stemming: "porter",
   maxDescChars: 1024,
+  fileHint: 0.5,
 };
 
 /** The plain BM25 baseline the benchmark compares against: name + description, one field, no extras. */
@@ -120,6 +123,7 @@ export const PLAIN_BM25: RankOptions = {
   serverBoost: 0,
   stemming: false,
   maxDescChars: Infinity,
+  fileHint: 0,
   analyzer: "plain",
 };
 
@@ -188,6 +192,9 @@ function collectParams(schema: unknown, names: string[], descs: string[], depth:
  * (Down-weighting URLs, file names and paths too was measured and lost: their extensions and folders carry intent.)
  */
 const VALUE_CHUNK = /#\d+|\b(?=[\w-]*\d)[\w-]+\b/g;
+
+/** A file name or glob in a query (`package.json`, `*.ts`, `src/app.py`, `Dockerfile` is not caught): the query is about files. */
+const FILE_NAME = /(?:^|[\s'"`(])(?:[\w.*/-]*[\w*])?\.(?:json|jsonc|ya?ml|toml|ini|env|lock|tsx?|jsx?|mjs|cjs|py|rb|go|rs|java|kt|swift|c|cc|cpp|h|hpp|cs|php|sh|bash|zsh|ps1|sql|md|mdx|txt|rst|csv|tsv|xml|html?|css|scss|svg|png|jpe?g|gif|pdf|log|conf|cfg)(?=$|[\s'"`),.;:!?])/i;
 
 function plainWords(text: string): string[] {
   return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
@@ -433,6 +440,7 @@ export class ToolIndex {
     }
     const ws = o.analyzer === "plain" ? plainWords(intent) : words(intent).filter((w) => !STOP_WORDS.has(w));
     const base = ws.map(sf);
+    if (o.fileHint > 0 && FILE_NAME.test(query)) put(sf("file"), o.fileHint);
     const gOf = new Map<string, number>();
     for (const t of base) if (!gOf.has(t)) gOf.set(t, gOf.size);
     for (const t of base) put(t, 1, gOf.get(t));

@@ -3,6 +3,12 @@
  * abbreviations of developer tooling, and everyday domain words. Each line is one group; a query
  * word pulls in the other members of its groups at a reduced weight. Groups are written by hand from
  * general vocabulary (not from benchmark queries); the benchmark measures whether they pay.
+ *
+ * The last block (from "reaction" on) is developer-tooling vocabulary added after reading the toolsearch
+ * dev set's misses (the set exists for tuning): each group is general words of the domain — reactions,
+ * auth, CI builds, failures, assertions, network calls, heap memory, counts, associations, research,
+ * recursion — never a query's phrase. Dev R@5 0.875 → 0.933, MRR@10 0.778 → 0.811 with it (and the
+ * synonym weight 0.5 → 0.6); LiveMCPBench and MetaTool stay within ±0.01 (docs/tool-search.md).
  */
 const GROUPS = `
 create make new add generate build start open compose draft
@@ -132,6 +138,23 @@ compare comparison versus
 recommend recommendation recommendations suggest suggestion
 history historical
 convert converter conversion
+reaction reactions react emoji emojis thumbs upvote
+forget delete remove
+auth authenticated authentication authenticate login signin token session whoami
+altitude elevation height high
+build builds ci pipeline workflow workflows job jobs
+broken broke blew crashed failing failed
+verify assert ensure confirm validate
+visible visibility appear appears shown displayed
+call calls request requests xhr
+heap memory leak allocation allocations snapshot
+throw throws thrown exception exceptions
+count counts many number total tally aggregate statistics stats
+link attach connect associate association associations relate relation relationship
+research report briefing investigate investigation deep
+source sources sourced citation citations cite
+recursive recursively nested subdirectory subdirectories subfolder subfolders anywhere
+e2e end-to-end test tests testing
 `;
 
 /** word → the other words of its groups. */

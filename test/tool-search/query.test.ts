@@ -107,6 +107,32 @@ describe("ranking", () => {
     expect(names("zzzqqq")).toEqual([]);
     expect(names("issue", 2)).toHaveLength(2);
   });
+
+  it("a file name in the query adds the file concept (and can be switched off)", () => {
+    const docs = [
+      { name: "find_projects", description: "Find projects below a root folder." },
+      { name: "search_files", description: "Search for files matching a pattern." },
+    ];
+    const q = "every package.json in the tree";
+    expect(new ToolIndex(docs).queryTerms(q).get("file")).toBe(0.5);
+    expect(new ToolIndex(docs, { fileHint: 0 }).queryTerms(q).has("file")).toBe(false);
+    expect(new ToolIndex(docs).queryTerms("find every project below the root").has("file")).toBe(false);
+    expect(new ToolIndex(docs).search(q)[0]!.name).toBe("search_files");
+    expect(new ToolIndex(docs, { fileHint: 0 }).search(q).map((h) => h.name)).not.toContain("search_files");
+  });
+
+  it("developer-tooling synonyms reach intent words (thumbs-up → reaction, build → workflow job)", () => {
+    const docs = [
+      { name: "add_issue_reaction", description: "Add a reaction to an issue." },
+      { name: "list_issues", description: "List the issues of a repository." },
+      { name: "get_job_logs", description: "Download logs for a workflow job." },
+      { name: "get_commit", description: "Get a commit." },
+    ];
+    const ix = new ToolIndex(docs);
+    expect(ix.search("give issue 301 a thumbs-up")[0]!.name).toBe("add_issue_reaction");
+    expect(ix.search("why did my build fail, show logs")[0]!.name).toBe("get_job_logs");
+    expect(new ToolIndex(docs, { synonyms: 0 }).search("give issue 301 a thumbs-up")[0]!.name).not.toBe("add_issue_reaction");
+  });
 });
 
 describe("WordNet-derived lexicon", () => {
