@@ -236,8 +236,10 @@ export class ToolIndex {
   /** term (stem) → id; postings and idf are indexed by id. */
   private readonly termId = new Map<string, number>();
   private readonly terms: string[] = [];
-  private readonly postDocs: number[][] = [];
-  private readonly postTfs: number[][] = [];
+  /** Postings in one CSR layout: term t's docs are postDocs[postStart[t] .. postStart[t + 1]), with tfs alongside. */
+  private postStart: Int32Array;
+  private postDocs: Int32Array;
+  private postTfs: Float64Array;
   private idfs: Float64Array;
   private vocab: string[] = [];
   /** Term ids of every field of every tool, in one buffer; `ranges` holds [start, end) per (doc, field). */
@@ -351,12 +353,28 @@ export class ToolIndex {
     this.buf = buf;
     const n = Math.max(1, docs.length);
     const avg = Array.from(totals, (t) => Math.max(1, t / n));
-    const acc = new Float64Array(terms.length);
-    const touched: number[] = [];
-    for (let i = 0; i < terms.length; i++) {
-      this.postDocs.push([]);
-      this.postTfs.push([]);
+    const T = terms.length;
+    // pass 1: document frequency per term (a term counts once per tool, whatever its fields)
+    const df = new Int32Array(T + 1);
+    const lastDoc = new Int32Array(T).fill(-1);
+    for (let i = 0; i < docs.length; i++) {
+      const base = i * slots * 2;
+      for (let k = 0; k < active.length; k++) {
+        const s1 = ranges[base + k * 2 + 1]!;
+        for (let j = ranges[base + k * 2]!; j < s1; j++) {
+          const t = buf[j]!;
+          if (lastDoc[t] !== i) (lastDoc[t] = i), df[t]!++;
+        }
+      }
     }
+    const start = (this.postStart = new Int32Array(T + 1));
+    for (let t = 0; t < T; t++) start[t + 1] = start[t]! + df[t]!;
+    const postDocs = (this.postDocs = new Int32Array(start[T]!));
+    const postTfs = (this.postTfs = new Float64Array(start[T]!));
+    const cursor = start.slice(0, T);
+    // pass 2: per tool, the BM25F pseudo-frequency of each term (field weights and length norms summed), in doc order
+    const acc = new Float64Array(T);
+    const touched: number[] = [];
     for (let i = 0; i < docs.length; i++) {
       const base = i * slots * 2;
       for (let k = 0; k < active.length; k++) {
@@ -371,17 +389,19 @@ export class ToolIndex {
           acc[t] += inc;
         }
       }
-      for (const t of touched) {
-        this.postDocs[t]!.push(i);
-        this.postTfs[t]!.push(acc[t]!);
+      for (let x = 0; x < touched.length; x++) {
+        const t = touched[x]!;
+        const c = cursor[t]!++;
+        postDocs[c] = i;
+        postTfs[c] = acc[t]!;
         acc[t] = 0;
       }
       touched.length = 0;
     }
-    this.idfs = new Float64Array(terms.length);
-    for (let t = 0; t < terms.length; t++) {
-      const df = this.postDocs[t]!.length;
-      this.idfs[t] = Math.log(1 + (n - df + 0.5) / (df + 0.5));
+    this.idfs = new Float64Array(T);
+    for (let t = 0; t < T; t++) {
+      const d = df[t]!;
+      this.idfs[t] = Math.log(1 + (n - d + 0.5) / (d + 0.5));
     }
     this.vocab = [...terms].sort();
     this.buildMs = performance.now() - t0;
@@ -521,7 +541,7 @@ export class ToolIndex {
       for (const [t, gs] of plan.groups) {
         const id = this.termId.get(t);
         if (id === undefined) continue;
-        const docs = this.postDocs[id]!;
+        const docs = this.postDocs.subarray(this.postStart[id]!, this.postStart[id + 1]!);
         for (const [g, w] of gs) {
           const credit = o.coverageMode === "concept" ? w : w === 1 ? 1 : 0;
           if (credit === 0) continue;
@@ -609,9 +629,10 @@ export class ToolIndex {
       if (id === undefined) continue;
       const idf = this.idfs[id]!;
       const isBase = base.has(t);
-      const docs = this.postDocs[id]!;
-      const tfs = this.postTfs[id]!;
-      for (let j = 0; j < docs.length; j++) {
+      const docs = this.postDocs;
+      const tfs = this.postTfs;
+      const end = this.postStart[id + 1]!;
+      for (let j = this.postStart[id]!; j < end; j++) {
         const d = docs[j]!;
         if (allowed && !allowed[d]) continue;
         const tf = tfs[j]!;
