@@ -362,6 +362,7 @@ export class Executor {
                 toolUseId: call.toolUseId,
                 state: call.session.stateFor(tool.name),
                 sessionState: call.session.shared,
+                readFilter: () => (hooks.readFilter.isUsed() ? hooks.readFilter.call(undefined, call) : undefined),
                 progress: (m, f) => {
                   hooks.progress.call(call, m, f);
                   opts.onProgress?.(m, f);

@@ -23,7 +23,7 @@ import type {
   SyncWaterfallHook as SyncWaterfallHookT,
 } from "tapable";
 import { PluginError, type ProblemReport } from "./errors.ts";
-import type { Tool, ToolResult } from "./tool.ts";
+import type { Tool, ToolResult, ReadFilter } from "./tool.ts";
 import type { Build } from "./build.ts";
 import type { LoadedPlugin } from "./manifest.ts";
 import type { PoolSnapshot, PoolDiff } from "./pool.ts";
@@ -313,6 +313,11 @@ function buildHookDefs(sink: ProblemSink) {
     deny: instrument(new AsyncSeriesBailHook<[CallState], Decision | undefined>(["call"]), "build.deny", "throw", sink),
     /** AsyncSeriesBail: ask/allow rules, modes, tool checkPermissions. */
     permission: instrument(new AsyncSeriesBailHook<[CallState], Decision | undefined>(["call"]), "build.permission", "throw", sink),
+    /**
+     * SyncWaterfall: the filter searching tools apply to every file they would read (`ctx.readFilter()`):
+     * each tap may wrap the previous filter (permissions: Read deny rules). Called once per call, lazily.
+     */
+    readFilter: instrument(new SyncWaterfallHook<[ReadFilter | undefined, CallState]>(["filter", "call"]), "build.readFilter", "throw", sink),
     /** AsyncSeriesBail: answer an "ask" without a person (PermissionRequest hooks). */
     permissionRequest: instrument(
       new AsyncSeriesBailHook<[CallState, Decision], AskAnswer | undefined>(["call", "decision"]),

@@ -1,6 +1,6 @@
 /** toolhost's public API: everything a plugin author or an embedding program imports. */
 export { createHost, Host, PACKAGE_ROOT, codeStamp, type HostOptions, type RebuildResult } from "./host.ts";
-export { defineTool, isToolDefinition, textResult, resultText, flag, type Tool, type ToolDefinition, type ToolResult, type ToolContent, type ToolCallContext, type ToolOrigin, type JsonSchema, type PermissionCheck } from "./tool.ts";
+export { defineTool, isToolDefinition, textResult, resultText, flag, type Tool, type ToolDefinition, type ToolResult, type ToolContent, type ToolCallContext, type ReadFilter, type ToolOrigin, type JsonSchema, type PermissionCheck } from "./tool.ts";
 export { definePlugin, isPluginDefinition, type PluginDefinition, type PluginContext, type HostView, type Logger } from "./plugin.ts";
 export { ToolhostError, PluginError, errorMessage, type ProblemReport } from "./errors.ts";
 export {

@@ -40,7 +40,17 @@ export interface ToolCallContext {
    * state). Use namespaced keys ("builtin-tools:files"). Optional for callers that build a context by hand.
    */
   sessionState?: Map<string, unknown>;
+  /**
+   * Files a searching tool (Grep, Glob, a listing) must not show: call once per call; the function names
+   * the reason (a Read deny rule, its plugin and file) for an absolute path that may not be read, or
+   * returns undefined. Undefined when nothing is filtered (then skip the per-file test). Claude Code hands
+   * Read deny rules to ripgrep as exclusions; this is the same contract for every searching tool.
+   */
+  readFilter?(): ReadFilter | undefined;
 }
+
+/** `(absolute path) → why it may not be read`, or undefined when it may. */
+export type ReadFilter = (absPath: string) => string | undefined;
 
 export interface PermissionCheck {
   behavior: "allow" | "deny" | "ask" | "passthrough";

@@ -11,7 +11,7 @@ import type PicomatchNs from "picomatch";
 // CJS packages through createRequire: the same function whether jiti or vitest loads this module
 const picomatch = createRequire(import.meta.url)("picomatch") as typeof PicomatchNs;
 import { defineTool, type ToolResult } from "../../core/index.ts";
-import { absolutePath, isInside, missingPathMessage, normalizePaths } from "./shared.ts";
+import { absolutePath, denyOptions, isInside, missingPathMessage, normalizePaths } from "./shared.ts";
 import { walkFiles } from "./walk.ts";
 
 export const GLOB_LIMIT = 100;
@@ -85,8 +85,9 @@ export const Glob = defineTool<GlobInput>({
     const isMatch = picomatch(split.pattern, { dot: true });
     const maxDepth = split.pattern.includes("**") ? Infinity : split.pattern.split("/").length - 1;
     const found: Array<{ abs: string; mtime: number }> = [];
+    const denied = denyOptions(ctx);
     if (fs.existsSync(split.root)) {
-      for await (const f of walkFiles(split.root, { signal: ctx.signal, enterDir: (_rel, depth) => depth <= maxDepth, acceptFile: isMatch })) {
+      for await (const f of walkFiles(split.root, { signal: ctx.signal, enterDir: (_rel, depth) => depth <= maxDepth, acceptFile: isMatch, ...denied.options })) {
         {
           let mtime = 0;
           try {
@@ -101,11 +102,12 @@ export const Glob = defineTool<GlobInput>({
     found.sort((a, b) => b.mtime - a.mtime || (a.abs < b.abs ? -1 : 1));
     const shown = found.slice(0, GLOB_LIMIT);
     const ms = Math.round(performance.now() - t0);
-    const meta = { filenames: shown.map((f) => f.abs), numFiles: found.length, truncated: found.length > GLOB_LIMIT, durationMs: ms };
-    if (!found.length) return { content: [{ type: "text", text: `No files found matching ${input.pattern} in ${base}` }], meta };
+    const meta: Record<string, unknown> = { filenames: shown.map((f) => f.abs), numFiles: found.length, truncated: found.length > GLOB_LIMIT, durationMs: ms };
+    if (denied.count()) meta.deniedFiles = denied.count();
+    if (!found.length) return { content: [{ type: "text", text: `No files found matching ${input.pattern} in ${base}${denied.note()}` }], meta };
     let text = shown.map((f) => f.abs).join("\n");
     if (found.length > GLOB_LIMIT) text += `\n(Showing the ${GLOB_LIMIT} most recently modified of ${found.length} matching files; ${found.length - GLOB_LIMIT} omitted. Use a more specific pattern or path to see the rest.)`;
-    return { content: [{ type: "text", text }], meta };
+    return { content: [{ type: "text", text: text + denied.note() }], meta };
   },
 });
 

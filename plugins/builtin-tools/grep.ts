@@ -13,7 +13,8 @@ import type PicomatchNs from "picomatch";
 const picomatch = createRequire(import.meta.url)("picomatch") as typeof PicomatchNs;
 import { defineTool, type ToolResult } from "../../core/index.ts";
 import { absolutePath, displayPath, isInside, missingPathMessage, normalizePaths, MAX_LINE_CHARS } from "./shared.ts";
-import { walkFiles } from "./walk.ts";
+import { walkFiles, type WalkOptions } from "./walk.ts";
+import { denyOptions } from "./shared.ts";
 
 export const DEFAULT_HEAD_LIMIT = 250;
 /** Auto-expansion: files_with_matches results this small also get the matching lines with context. */
@@ -270,6 +271,8 @@ export async function search(
   keepText = Infinity,
   /** Stop walking once this many matching lines were found (content-mode paging); the result says so. */
   stopAfterLines = Infinity,
+  /** Files the walk must skip (Read deny rules), see WalkOptions. */
+  deny?: Pick<WalkOptions, "denyFile" | "onSkip">,
 ): Promise<SearchResult> {
   let matched = 0;
   const hits: FileHit[] = [];
@@ -317,7 +320,7 @@ export async function search(
   if (singleFile) consider(root);
   else {
     let n = 0;
-    for await (const f of walkFiles(root, { signal, acceptFile: filter })) {
+    for await (const f of walkFiles(root, { signal, acceptFile: filter, ...deny })) {
       consider(f.abs);
       if (matched >= stopAfterLines) {
         stoppedEarly = true;
@@ -406,7 +409,8 @@ export const Grep = defineTool<GrepInput>({
     // content mode lists files in walk order (sorted names, deterministic), so a limited page can stop
     // the walk as soon as it has one line more than it shows; the other modes need every file
     const stopAfter = mode === "content" && limit !== Infinity ? offset + limit + 1 : Infinity;
-    const res = await search(root, re, filter, multiline, ctx.signal, st.isFile(), keep, stopAfter);
+    const denied = denyOptions(ctx);
+    const res = await search(root, re, filter, multiline, ctx.signal, st.isFile(), keep, stopAfter, denied.options);
     const hits = res.hits;
     const page = <T>(xs: T[]): { shown: T[]; omitted: number } => {
       const shown = xs.slice(offset, offset + Math.min(limit, HARD_LINE_CAP));
@@ -416,9 +420,10 @@ export const Grep = defineTool<GrepInput>({
       omitted > 0 ? `\n(${omitted} more ${what} not shown; use offset ${offset + Math.min(limit, HARD_LINE_CAP)} to page, or narrow the search with path, glob or type.)` : "";
     const largeNote = res.skippedLarge.length ? `\n(Skipped ${res.skippedLarge.length} file(s) over ${MAX_FILE_BYTES / 1024 / 1024} MB: ${res.skippedLarge.slice(0, 3).join(", ")})` : "";
     const meta: Record<string, unknown> = { mode, numFiles: hits.length, filesSearched: res.filesSearched, durationMs: 0 };
+    if (denied.count()) meta.deniedFiles = denied.count();
     const done = (text: string): ToolResult => {
       meta.durationMs = Math.round(performance.now() - t0);
-      return { content: [{ type: "text", text: text + largeNote }], meta };
+      return { content: [{ type: "text", text: text + largeNote + denied.note() }], meta };
     };
 
     if (!hits.length) return done(mode === "count" ? "No matches found" : "No files found");

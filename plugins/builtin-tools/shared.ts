@@ -180,3 +180,30 @@ export function lineOf(text: string, index: number): number {
   for (let i = text.indexOf("\n"); i !== -1 && i < index; i = text.indexOf("\n", i + 1)) n++;
   return n;
 }
+
+/**
+ * Walk options that skip files the host's read filter refuses (Read deny rules, `ctx.readFilter()`),
+ * a count of what was skipped, and the note a result ends with so the model (and the user) can see why
+ * files are missing: `(2 files not shown: denied by rule "Read(./.env)" (settings:project …))`.
+ */
+export function denyOptions(ctx: Pick<ToolCallContext, "readFilter">): {
+  options?: { denyFile: (abs: string, real: string | undefined) => string | undefined; onSkip: (abs: string, why: string) => void };
+  count(): number;
+  note(): string;
+} {
+  const filter = ctx.readFilter?.();
+  let n = 0;
+  const reasons = new Set<string>();
+  if (!filter) return { count: () => 0, note: () => "" };
+  return {
+    options: {
+      denyFile: (abs, real) => filter(abs) ?? (real !== undefined && real !== abs ? filter(real) : undefined),
+      onSkip: (_abs, why) => {
+        n++;
+        if (reasons.size < 3) reasons.add(why);
+      },
+    },
+    count: () => n,
+    note: () => (n ? `\n(${n} file${n === 1 ? "" : "s"} not shown: ${[...reasons].join("; ")})` : ""),
+  };
+}

@@ -24,6 +24,13 @@ export interface WalkOptions {
   signal?: AbortSignal;
   /** Cheap file filter applied before the (costlier) ignore check; files it rejects are never yielded. */
   acceptFile?: (rel: string) => boolean;
+  /**
+   * Files that must not be yielded at all (Read deny rules: `ctx.readFilter()`), tested after the other
+   * filters. `real` is the link target's real path when the entry is a symbolic link, so a link to a
+   * denied file is skipped too. Return a reason to skip; `onSkip` hears about each skipped file.
+   */
+  denyFile?: (abs: string, real: string | undefined) => string | undefined;
+  onSkip?: (abs: string, reason: string) => void;
 }
 
 interface Layer {
@@ -136,12 +143,14 @@ export async function* walkFiles(root: string, opts: WalkOptions = {}): AsyncGen
       const r = rel ? `${rel}/${e.name}` : e.name;
       let isDir = e.isDirectory();
       let isFile = e.isFile();
+      let real: string | undefined;
       if (e.isSymbolicLink()) {
         // follow links to files; do not follow directory links (no cycles)
         try {
           const s = fs.statSync(abs);
           isFile = s.isFile();
           isDir = false;
+          if (isFile && opts.denyFile) real = fs.realpathSync(abs);
         } catch {
           continue;
         }
@@ -154,6 +163,13 @@ export async function* walkFiles(root: string, opts: WalkOptions = {}): AsyncGen
       } else if (isFile) {
         if (opts.acceptFile && !opts.acceptFile(r)) continue;
         if (layers.length && ignored(layers, abs, false)) continue;
+        if (opts.denyFile) {
+          const why = opts.denyFile(abs, real);
+          if (why !== undefined) {
+            opts.onSkip?.(abs, why);
+            continue;
+          }
+        }
         yield { abs, rel: r };
       }
     }

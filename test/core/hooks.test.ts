@@ -8,7 +8,7 @@ const owners = {
   host: createHostHooks,
   build: createBuildHooks,
 };
-const THROWING = new Set(["build.lookup", "build.validateInput", "build.deny", "build.permission", "build.preToolUse", "build.call"]);
+const THROWING = new Set(["build.lookup", "build.readFilter", "build.validateInput", "build.deny", "build.permission", "build.preToolUse", "build.call"]);
 
 function invoke(h: AnyHook, args: unknown[]): Promise<unknown> {
   const isSync = h.constructor.name.startsWith("Sync");
