@@ -39,6 +39,57 @@ export interface ConfigResult {
   sources: LoadedPlugin[];
   /** Files that, when they change, should trigger a rebuild. */
   watched: string[];
+  /** The permission mode the configuration asks for, and whether bypassPermissions is disabled (and by whom). */
+  mode: ModeChoice;
+}
+
+/** Permission modes toolhost runs (Claude Code's, without the classifier-driven `auto`). */
+export const PERMISSION_MODES = ["default", "acceptEdits", "plan", "dontAsk", "bypassPermissions"] as const;
+/** Modes a repo-committed project settings file may not switch on (Claude Code filters these escalations). */
+const ESCALATING = new Set(["bypassPermissions", "acceptEdits", "auto"]);
+
+export interface ModeSource {
+  mode: string;
+  /** "option" (createHost / --mode), "config", "settings:local", "settings:project", or "default". */
+  source: string;
+  file?: string;
+  path?: string;
+}
+export interface ModeChoice {
+  defaultMode?: ModeSource;
+  /** Set when some file says `permissions.disableBypassPermissionsMode: "disable"`. */
+  bypassDisabledBy?: { plugin: string; file?: string; path: string };
+}
+
+/**
+ * Read a mode setting: "manual" is Claude Code's alias of "default"; `auto` and unknown names are
+ * reported and ignored; a project file may not escalate. Returns the mode to use, or undefined.
+ */
+function modeSetting(value: unknown, where: { plugin: string; file?: string; path: string }, problems: ProblemReport[]): string | undefined {
+  if (value === undefined) return undefined;
+  const at = { plugin: where.plugin, file: where.file, path: where.path };
+  if (typeof value !== "string") {
+    problems.push({ ...at, message: `defaultMode must be a string, one of ${PERMISSION_MODES.join(", ")}`, severity: "error" });
+    return undefined;
+  }
+  const mode = value === "manual" ? "default" : value;
+  if (mode === "auto") {
+    problems.push({ ...at, message: `defaultMode "auto" (Claude Code's classifier mode) is not supported by toolhost and is ignored; use default, acceptEdits, plan, dontAsk or bypassPermissions`, severity: "warning" });
+    return undefined;
+  }
+  if (!(PERMISSION_MODES as readonly string[]).includes(mode)) {
+    problems.push({ ...at, message: `unknown defaultMode "${value}" is ignored; use one of ${PERMISSION_MODES.join(", ")}`, severity: "warning" });
+    return undefined;
+  }
+  if (where.plugin === "settings:project" && ESCALATING.has(mode)) {
+    problems.push({
+      ...at,
+      message: `defaultMode "${mode}" in the repo-committed project settings is ignored (a checked-in file may not loosen permissions; Claude Code filters it too) — set it in .claude/settings.local.json, toolhost config or --mode`,
+      severity: "warning",
+    });
+    return undefined;
+  }
+  return mode;
 }
 
 const ajv = new Ajv({ allErrors: true, strict: false });
@@ -104,8 +155,24 @@ export async function loadConfig(opts: { cwd: string; configFile?: string; inlin
   if (!problems.some((p) => p.severity === "error")) {
     sources.push(settingsPlugin("config", "config", cfgFile, config as Record<string, unknown>, { projectDir: opts.cwd, rulesRoot: opts.cwd, base }));
   }
+  // Mode: toolhost config, then settings.local, then settings (project); first found wins.
+  const modeChoice: ModeChoice = {};
+  const modeCandidates: ModeSource[] = [];
+  const noteMode = (perms: unknown, top: unknown, plugin: string, file: string | undefined, prefix: string) => {
+    const p = perms && typeof perms === "object" ? (perms as Record<string, unknown>) : {};
+    for (const [value, jsonPath] of [
+      [top, `${prefix}/mode`],
+      [p.defaultMode, `${prefix}/permissions/defaultMode`],
+    ] as const) {
+      const m = modeSetting(value, { plugin, file, path: jsonPath }, problems);
+      if (m) modeCandidates.push({ mode: m, source: plugin, file, path: jsonPath });
+    }
+    if (p.disableBypassPermissionsMode === "disable" && !modeChoice.bypassDisabledBy) modeChoice.bypassDisabledBy = { plugin, file, path: `${prefix}/permissions/disableBypassPermissionsMode` };
+  };
+  noteMode(config.permissions, config.mode, "config", cfgFile, base);
 
   // Claude Code compatibility: project and local settings, then .mcp.json.
+  const settingsModes: Array<[unknown, string, string]> = [];
   for (const [id, rel] of [
     ["settings:project", path.join(".claude", "settings.json")],
     ["settings:local", path.join(".claude", "settings.local.json")],
@@ -120,7 +187,11 @@ export async function loadConfig(opts: { cwd: string; configFile?: string; inlin
     }
     const v = r.value as Record<string, unknown>;
     sources.push(settingsPlugin(id, "settings", f, { permissions: v.permissions, hooks: v.hooks } as Record<string, unknown>, { projectDir: opts.cwd, rulesRoot: opts.cwd }));
+    settingsModes.push([v.permissions, id, f]);
   }
+  // local outranks project
+  for (const [perms, id, f] of settingsModes.reverse()) noteMode(perms, undefined, id, f, "");
+  modeChoice.defaultMode = modeCandidates[0];
   const mcpJson = path.join(opts.cwd, ".mcp.json");
   watched.push(mcpJson);
   if (fs.existsSync(mcpJson)) {
@@ -134,7 +205,7 @@ export async function loadConfig(opts: { cwd: string; configFile?: string; inlin
     }
   }
   for (const s of sources) problems.push(...s.problems);
-  return { config, file, problems, sources: sources.filter((s) => !s.failed), watched };
+  return { config, file, problems, sources: sources.filter((s) => !s.failed), watched, mode: modeChoice };
 }
 
 function mergeConfig(a: HostConfig, b: HostConfig): HostConfig {

@@ -9,8 +9,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadConfig, type HostConfig } from "./config.ts";
-import { errorMessage, type ProblemReport } from "./errors.ts";
+import { loadConfig, type HostConfig, type ModeChoice, type ModeSource } from "./config.ts";
+import { errorMessage, ToolhostError, type ProblemReport } from "./errors.ts";
 import { Build } from "./build.ts";
 import { Executor, type ExecuteOptions, type ExecuteOutcome, type AskRequest, type AskAnswer } from "./executor.ts";
 import { createHostHooks, hooksFacade, type HostHooks, type PluginSource } from "./hooks.ts";
@@ -77,6 +77,8 @@ export class Host {
   readonly hooks: HostHooks;
   readonly cwd: string;
   private _mode: string;
+  private _modeSource: ModeSource = { mode: "default", source: "default" };
+  private bypassDisabledBy?: ModeChoice["bypassDisabledBy"];
   private config: HostConfig = {};
   private current?: { build: Build; pool: PoolSnapshot; executor: Executor };
   private loaded: LoadedPlugin[] = [];
@@ -216,7 +218,19 @@ export class Host {
     problems.push(...cfg.problems);
     this.watchedFiles = cfg.watched;
     const config = cfg.config;
-    if (!this.current && !this.options.mode) this._mode = config.mode ?? config.permissions?.defaultMode ?? "default";
+    // The mode is chosen once, at the first build: createHost/--mode, else toolhost config, else
+    // .claude/settings.local.json, else .claude/settings.json (escalations from that file are refused).
+    this.bypassDisabledBy = cfg.mode.bypassDisabledBy;
+    if (!this.current) {
+      this._modeSource = this.options.mode ? { mode: this.options.mode, source: "option" } : (cfg.mode.defaultMode ?? { mode: "default", source: "default" });
+      this._mode = this._modeSource.mode;
+    }
+    if (this._mode === "bypassPermissions" && this.bypassDisabledBy) {
+      const by = this.bypassDisabledBy;
+      problems.push({ plugin: by.plugin, file: by.file, path: by.path, message: `bypassPermissions mode is disabled here (disableBypassPermissionsMode: "disable"); running in default mode instead`, severity: "warning" });
+      this._mode = "default";
+      this._modeSource = { mode: "default", source: by.plugin, file: by.file, path: by.path };
+    }
 
     let sources: PluginSource[] = [];
     if (this.options.bundled !== false && fs.existsSync(BUNDLED_MANIFESTS)) {
@@ -443,8 +457,18 @@ export class Host {
     return explainTool(this.pool, name);
   }
 
+  /** Where the current permission mode came from (option, config, a settings file, setMode, or the default). */
+  get modeSource(): ModeSource {
+    return this._modeSource;
+  }
+
   setMode(mode: string): void {
     const prev = this._mode;
+    if (mode === "bypassPermissions" && this.bypassDisabledBy) {
+      const by = this.bypassDisabledBy;
+      throw new ToolhostError(`bypassPermissions mode is disabled by ${by.path} in ${by.file ?? by.plugin} (disableBypassPermissionsMode: "disable")`);
+    }
+    this._modeSource = { mode, source: "setMode" };
     if (prev === mode) return;
     this._mode = mode;
     this.hooks.modeChanged.call(mode, prev);

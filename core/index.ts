@@ -43,6 +43,6 @@ export type {
 export { denialText } from "./executor.ts";
 export type { LoadedPlugin, Component, PermissionLists, HookEventMap } from "./manifest.ts";
 export { substitute, resolveInside, suggest, editDistance } from "./manifest.ts";
-export type { HostConfig } from "./config.ts";
+export type { HostConfig, ModeSource } from "./config.ts";
 export { Session } from "./session.ts";
 export * from "./stages.ts";

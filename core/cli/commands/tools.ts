@@ -32,9 +32,12 @@ export function toolsJson(host: Host) {
   const pool = host.pool;
   const problems = host.problems();
   const tok = poolTokens(pool);
+  const ms = host.modeSource;
   return {
     generation: pool.generation,
     fingerprint: pool.fingerprint,
+    /** The permission mode in force and where it came from (option, config, settings:local, settings:project, default). */
+    mode: { name: host.mode, source: ms.source, file: ms.file ?? null, path: ms.path ?? null },
     tools: [...pool.tools, ...pool.deferred].map((t) => ({
       name: t.name,
       origin: t.origin,
@@ -84,6 +87,7 @@ export const tools: Command = {
       ctx.io.out(
         `\n${j.tools.length} tools: ${loaded} loaded, ${j.tools.length - loaded} deferred, ${j.excluded.length} excluded, ${j.errors.length} errors, ${j.warnings.length} warnings · generation ${j.generation} · fingerprint ${j.fingerprint.slice(0, 12)}`,
       );
+      ctx.io.out(`mode ${j.mode.name} (from ${j.mode.source}${j.mode.file ? `: ${j.mode.file}${j.mode.path ? ` ${j.mode.path}` : ""}` : ""})`);
       return 0;
     } finally {
       await host.close();
