@@ -8,5 +8,6 @@ import { searchCommand } from "./search.ts";
 import { serve } from "./serve.ts";
 import { watch } from "./watch.ts";
 import { hooks } from "./hooks.ts";
+import { agents } from "./agents.ts";
 
-export const commands: Command[] = [tools, explain, call, check, searchCommand, serve, watch, hooks];
+export const commands: Command[] = [tools, explain, call, check, searchCommand, serve, watch, hooks, agents];

@@ -1,0 +1,72 @@
+/**
+ * AGENTS.md rules benchmark: `node bench/run.mjs agents-md`.
+ * Ratios against baselines measured in the same run:
+ *  1. compiling a realistic AGENTS.md (40 rule sentences among 400 lines of prose) — absolute µs, once per
+ *     change of the file (cached by mtime);
+ *  2. per-call cost of enforcing its rules: the whole pipeline (dry run, through permission decisions) for a
+ *     compound Bash command and a Write, in a project with that AGENTS.md vs the same project without one.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createHost } from "../core/index.ts";
+import { compileAgentsMd } from "../plugins/agents-md/compile.ts";
+
+function agentsMd(): string {
+  const lines = ["# Working in this repository", ""];
+  const cmds = ["git push --force", "git reset --hard", "npm publish", "docker system prune", "terraform apply", "kubectl delete", "rm -rf", "curl", "wget", "make release"];
+  for (let i = 0; i < 400; i++) {
+    if (i % 10 === 0) {
+      const k = i / 10;
+      if (k < 10) lines.push(`- Never run \`${cmds[k]}\`.`);
+      else if (k < 20) lines.push(`- Do not edit files in \`generated/part${k}/**\`.`);
+      else if (k < 30) lines.push(`- Ask before running \`deploy-${k}\`.`);
+      else lines.push(`- Don't read \`secrets/key${k}.pem\`.`);
+    } else lines.push(`Prose line ${i}: explain the architecture, conventions and the reasons behind them in ordinary sentences.`);
+  }
+  return lines.join("\n");
+}
+
+async function perCall(host: Awaited<ReturnType<typeof createHost>>, n: number): Promise<number> {
+  const calls: Array<[string, unknown]> = [
+    ["Bash", { command: "cd src && npm test && git status | head -5" }],
+    ["Write", { file_path: "src/new-file.ts", content: "export {}\n" }],
+  ];
+  for (let i = 0; i < 200; i++) for (const [t, inp] of calls) await host.execute(t, inp, { dryRun: true, yes: true });
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) for (const [t, inp] of calls) await host.execute(t, inp, { dryRun: true, yes: true });
+  return ((performance.now() - t0) / (n * calls.length)) * 1000;
+}
+
+export default async function run(): Promise<void> {
+  const md = agentsMd();
+  compileAgentsMd(md, "/p/AGENTS.md", "/p");
+  const reps = 200;
+  const t0 = performance.now();
+  let rules = 0;
+  for (let i = 0; i < reps; i++) rules = compileAgentsMd(md, "/p/AGENTS.md", "/p").rules.length;
+  const compileUs = ((performance.now() - t0) / reps) * 1000;
+
+  const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "th-bench-agents-")));
+  const withDir = path.join(base, "with");
+  const withoutDir = path.join(base, "without");
+  for (const d of [withDir, withoutDir]) fs.mkdirSync(path.join(d, "src"), { recursive: true });
+  fs.writeFileSync(path.join(withDir, "AGENTS.md"), md);
+  const withHost = await createHost({ cwd: withDir });
+  const withoutHost = await createHost({ cwd: withoutDir });
+  try {
+    const rounds: Array<[number, number]> = [];
+    for (let r = 0; r < 5; r++) rounds.push([await perCall(withoutHost, 300), await perCall(withHost, 300)]);
+    const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const a = med(rounds.map((x) => x[0]));
+    const b = med(rounds.map((x) => x[1]));
+    console.log("# AGENTS.md rules benchmark\n");
+    console.log(`compile: ${md.split("\n").length} lines, ${rules} rules → ${compileUs.toFixed(0)} µs per compile (cached by mtime between changes)`);
+    console.log(`per call (dry run through permission decisions, compound Bash + Write, median of 5 rounds × 600 calls):`);
+    console.log(`  without AGENTS.md ${a.toFixed(1)} µs · with ${rules} rules ${b.toFixed(1)} µs · ratio ${(b / a).toFixed(2)}× (+${(b - a).toFixed(1)} µs); load average ${os.loadavg()[0]!.toFixed(1)}`);
+  } finally {
+    await withHost.close();
+    await withoutHost.close();
+    fs.rmSync(base, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,270 @@
+/**
+ * AGENTS.md → enforceable rules. Pure text in, rules out (no I/O): `compileAgentsMd(text, file, scope)`.
+ *
+ * Teams write AGENTS.md for people and models ("Never run `git push --force`", "Don't edit files in
+ * `generated/`"). An instruction the model may forget is a rule the host can enforce, so this compiler
+ * turns the unambiguous ones into Claude Code permission rules (deny / ask) that the permissions plugin's
+ * matcher checks — with every shell bypass it already sees through — and each keeps the file and line it
+ * came from, so a denial cites the sentence a person wrote.
+ *
+ * What compiles (case-insensitive; a sentence is a line, or a part of one ended by `.`, `;` or `!`):
+ *  - a prohibition (never, do not, don't, must not, may not, shall not, not allowed to, forbidden,
+ *    prohibited) with code spans: a command verb (run, execute, use, call, invoke, type) makes each span a
+ *    command → `Bash(<span> *)`; a tool name span (`WebFetch`, `mcp__…`) after use/call → that tool; an edit
+ *    verb (edit, modify, change, touch, write, overwrite, update, delete, remove, rename, move) → `Edit(<span>)`;
+ *    a read verb (read, open, cat, view, access, print) → `Read(<span>)`;
+ *  - "ask before …", "confirm before …", "get approval before …", "requires approval": the same spans as
+ *    an **ask** (explicit: a hook's allow never skips it);
+ *  - "use `X` instead of `Y`", "use `X`, not `Y`", "prefer `X` over `Y`", "instead of `Y`, use `X`": deny
+ *    `Y` as a command, with "use X instead" in the reason;
+ *  - "after editing/changing `P`, run `C`" / "run `C` after changing `P`": a PostToolUse reminder on
+ *    edits of `P` (any edit when no path span is given) — context for the model, not a denial;
+ *  - a fenced block tagged `toolhost` (or `rules`) holds exact rules, one per line: `deny <rule>` /
+ *    `ask <rule>` in Claude Code's grammar. `allow` is refused: a file in the repository may tighten
+ *    permissions, never loosen them (the same stance Claude Code takes with checked-in settings).
+ *
+ * Everything else stays advice. Sentences that look like rules (a prohibition or an ask with a code span)
+ * but do not compile are returned as `unenforced` with the reason, so authors can see what is enforced.
+ */
+import { parseRule } from "../permissions/match.ts";
+
+export type Behavior = "deny" | "ask";
+
+export interface CompiledRule {
+  behavior: Behavior;
+  /** The rule in Claude Code's grammar (`Bash(git push --force *)`, `Edit(generated/**)`, `WebFetch`). */
+  rule: string;
+  file: string;
+  /** 1-based line of the sentence. */
+  line: number;
+  /** The sentence as written (trimmed, markdown bullets removed). */
+  text: string;
+  /** The directory this AGENTS.md governs: path rules are anchored here; Bash rules apply to commands run below it. */
+  scope: string;
+  /** Extra guidance for the model ("use pnpm instead"). */
+  hint?: string;
+}
+
+export interface Reminder {
+  file: string;
+  line: number;
+  text: string;
+  scope: string;
+  /** Path patterns (Edit-rule grammar) whose edits trigger the reminder; empty = any edit below scope. */
+  paths: string[];
+  /** The commands to run. */
+  run: string[];
+}
+
+export interface Unenforced {
+  file: string;
+  line: number;
+  text: string;
+  why: string;
+}
+
+export interface Compiled {
+  rules: CompiledRule[];
+  reminders: Reminder[];
+  unenforced: Unenforced[];
+  /** Problems worth a warning (a bad rule in an explicit block, an `allow` line). */
+  problems: Unenforced[];
+}
+
+const PROHIBIT = /\b(never|do\s+not|don['’]t|dont|must\s+not|mustn['’]t|may\s+not|shall\s+not|should\s+not|shouldn['’]t|not\s+allowed\s+to|forbidden|prohibited|under\s+no\s+circumstances)\b/i;
+const ASK = /\b(ask\s+(?:the\s+user\s+|me\s+|a\s+human\s+)?(?:first|before)|confirm\s+(?:with\s+\w+\s+)?before|check\s+with\s+\w+(?:\s+\w+)?\s+before|get\s+(?:explicit\s+)?(?:approval|permission|sign-off|confirmation)\s+before|requires?\s+(?:explicit\s+)?(?:approval|confirmation|permission)|only\s+(?:with|after)\s+(?:explicit\s+)?(?:approval|permission|asking))\b/i;
+const CMD_VERBS = /\b(run|runs|running|execute|executing|exec|use|using|call|calling|invoke|invoking|type|typing)\b/gi;
+const EDIT_VERBS = /\b(edit|editing|modify|modifying|change|changing|touch|touching|write|writing|overwrite|overwriting|update|updating|delete|deleting|remove|removing|rename|renaming|move|moving|commit\s+changes\s+to)\b/gi;
+const READ_VERBS = /\b(read|reading|open|opening|cat|view|viewing|access|accessing|print|printing|display|displaying)\b/gi;
+const TOOL_NAMES = new Set(
+  "Agent Bash Edit Glob Grep LS LSP MultiEdit NotebookEdit NotebookRead Read Skill Task TodoWrite ToolSearch WebFetch WebSearch Write exec_command write_stdin".split(" "),
+);
+
+/** Code spans of a sentence with their offsets. */
+function spans(s: string): Array<{ text: string; at: number }> {
+  const out: Array<{ text: string; at: number }> = [];
+  for (const m of s.matchAll(/`([^`]+)`/g)) if (m[1]!.trim()) out.push({ text: m[1]!.trim(), at: m.index! });
+  return out;
+}
+
+/** The kind of the last verb before `at` in the sentence ("cmd", "edit", "read"), if any. */
+function verbBefore(s: string, at: number): "cmd" | "edit" | "read" | undefined {
+  let best: { at: number; kind: "cmd" | "edit" | "read" } | undefined;
+  for (const [re, kind] of [
+    [CMD_VERBS, "cmd"],
+    [EDIT_VERBS, "edit"],
+    [READ_VERBS, "read"],
+  ] as const) {
+    re.lastIndex = 0;
+    for (const m of s.matchAll(re)) if (m.index! < at && (!best || m.index! > best.at)) best = { at: m.index!, kind };
+  }
+  return best?.kind;
+}
+
+const isToolName = (t: string) => TOOL_NAMES.has(t) || /^mcp__[A-Za-z0-9_-]+(__[A-Za-z0-9_*-]+)?$/.test(t);
+/** A span that can be a shell command: starts with a program name. */
+const looksLikeCommand = (t: string) => /^[A-Za-z0-9_.\/~-][^\n]*$/.test(t) && !/^[.~]?\/?[^\s]*\/$/.test(t);
+/** A span that can be a path pattern: one word, no shell punctuation. */
+const looksLikePath = (t: string) => /^[^\s|;&<>`$()]+$/.test(t);
+
+function commandRule(span: string): string {
+  const c = span.replace(/\s+/g, " ").trim();
+  return c.includes("*") ? `Bash(${c})` : `Bash(${c} *)`;
+}
+
+function valid(rule: string): string | undefined {
+  try {
+    parseRule(rule);
+    return undefined;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+}
+
+/** Split a line into sentences at `.`/`;`/`!`/`?` outside code spans. */
+function sentences(line: string): string[] {
+  const out: string[] = [];
+  let cur = "";
+  let inCode = false;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i]!;
+    if (c === "`") inCode = !inCode;
+    cur += c;
+    if (!inCode && (c === ";" || c === "!" || c === "?" || (c === "." && (i + 1 === line.length || /\s/.test(line[i + 1]!))))) {
+      out.push(cur);
+      cur = "";
+    }
+  }
+  if (cur.trim()) out.push(cur);
+  return out.map((s) => s.trim()).filter(Boolean);
+}
+
+const PREFER: Array<{ re: RegExp; want: number; avoid: number }> = [
+  { re: /\buse\s+`([^`]+)`\s*,?\s*(?:instead\s+of|rather\s+than|not)\s+`([^`]+)`/i, want: 1, avoid: 2 },
+  { re: /\bprefer\s+`([^`]+)`\s+(?:over|to)\s+`([^`]+)`/i, want: 1, avoid: 2 },
+  { re: /\binstead\s+of\s+`([^`]+)`\s*,?\s*use\s+`([^`]+)`/i, want: 2, avoid: 1 },
+  { re: /^`([^`]+)`\s*,\s*not\s+`([^`]+)`/i, want: 1, avoid: 2 },
+];
+
+const REMIND = [
+  /\bafter\s+(?:editing|changing|modifying|touching|updating)\b(.*?)\brun\b(.*)$/i,
+  /\brun\b(.*?)\bafter\s+(?:editing|changing|modifying|touching|updating|any\s+change|every\s+change|changes)\b(.*)$/i,
+];
+
+export function compileAgentsMd(text: string, file: string, scope: string): Compiled {
+  const out: Compiled = { rules: [], reminders: [], unenforced: [], problems: [] };
+  const seen = new Set<string>();
+  const add = (r: CompiledRule) => {
+    const key = `${r.behavior}\0${r.rule}\0${r.scope}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.rules.push(r);
+  };
+  const lines = text.split(/\r?\n/);
+  let fence: { tag: string; marker: string } | undefined;
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i]!;
+    const lineNo = i + 1;
+    const fm = /^\s*(```+|~~~+)\s*([\w-]*)/.exec(raw);
+    if (fm) {
+      if (!fence) fence = { tag: fm[2]!.toLowerCase(), marker: fm[1]! };
+      else if (raw.trim().startsWith(fence.marker)) fence = undefined;
+      continue;
+    }
+    if (fence) {
+      if (fence.tag !== "toolhost" && fence.tag !== "rules") continue;
+      const t = raw.trim();
+      if (!t || t.startsWith("#")) continue;
+      const m = /^(deny|ask|allow)\s+(.+)$/i.exec(t);
+      if (!m) {
+        out.problems.push({ file, line: lineNo, text: t, why: `a rule line is "deny <rule>" or "ask <rule>" (Claude Code grammar, e.g. deny Bash(git push --force *))` });
+        continue;
+      }
+      const behavior = m[1]!.toLowerCase();
+      if (behavior === "allow") {
+        out.problems.push({ file, line: lineNo, text: t, why: `allow rules are refused in AGENTS.md: a file in the repository may only tighten permissions; put allow rules in .claude/settings.local.json or toolhost config` });
+        continue;
+      }
+      const bad = valid(m[2]!.trim());
+      if (bad) out.problems.push({ file, line: lineNo, text: t, why: bad });
+      else add({ behavior: behavior as Behavior, rule: m[2]!.trim(), file, line: lineNo, text: t, scope });
+      continue;
+    }
+    const line = raw.replace(/^\s*(?:[-*+]|\d+[.)])\s+/, "").replace(/^\s*>\s*/, "").trim();
+    if (!line.includes("`")) continue;
+    for (const s of sentences(line)) compileSentence(s, lineNo, file, scope, out, add);
+  }
+  return out;
+}
+
+/** Markdown emphasis (`**not**`, `_never_`) removed outside code spans, so it cannot hide a prohibition. */
+function plain(s: string): string {
+  return s
+    .split(/(`[^`]*`)/)
+    .map((part) => (part.startsWith("`") ? part : part.replace(/\*\*|__|(?<![\w*])[*_](?=\w)|(?<=\w)[*_](?![\w*])/g, "")))
+    .join("");
+}
+
+function compileSentence(original: string, line: number, file: string, scope: string, out: Compiled, add: (r: CompiledRule) => void): void {
+  const text = original;
+  const s = plain(original);
+  const sp = spans(s);
+  if (!sp.length) return;
+
+  for (const p of PREFER) {
+    const m = p.re.exec(s);
+    if (!m) continue;
+    const want = m[p.want]!.trim();
+    const avoid = m[p.avoid]!.trim();
+    if (!looksLikeCommand(avoid) || isToolName(avoid)) {
+      out.unenforced.push({ file, line, text, why: `"${avoid}" is not a command` });
+      return;
+    }
+    const rule = commandRule(avoid);
+    const bad = valid(rule);
+    if (bad) out.unenforced.push({ file, line, text, why: bad });
+    else add({ behavior: "deny", rule, file, line, text, scope, hint: `use \`${want}\` instead` });
+    return;
+  }
+
+  for (const re of REMIND) {
+    const m = re.exec(s);
+    if (!m) continue;
+    const [pathPart, runPart] = re === REMIND[0] ? [m[1]!, m[2]!] : [m[2]!, m[1]!];
+    const run = spans(runPart).map((x) => x.text);
+    const paths = spans(pathPart)
+      .map((x) => x.text)
+      .filter(looksLikePath);
+    if (run.length) {
+      out.reminders.push({ file, line, text, scope, paths, run });
+      return;
+    }
+  }
+
+  const asks = ASK.test(s);
+  const prohibits = !asks && PROHIBIT.test(s);
+  if (!asks && !prohibits) return;
+  const behavior: Behavior = asks ? "ask" : "deny";
+  let compiled = 0;
+  const why: string[] = [];
+  for (const x of sp) {
+    const kind = verbBefore(s, x.at);
+    let rule: string | undefined;
+    if (isToolName(x.text) && (kind === "cmd" || kind === undefined)) rule = x.text;
+    else if (kind === "cmd" && looksLikeCommand(x.text)) rule = commandRule(x.text);
+    else if (kind === "edit" && looksLikePath(x.text)) rule = `Edit(${x.text})`;
+    else if (kind === "read" && looksLikePath(x.text)) rule = `Read(${x.text})`;
+    if (!rule) {
+      why.push(kind ? `"${x.text}" does not fit "${kind}"` : `no run/edit/read verb before "${x.text}"`);
+      continue;
+    }
+    const bad = valid(rule);
+    if (bad) {
+      why.push(bad);
+      continue;
+    }
+    add({ behavior, rule, file, line, text, scope });
+    compiled++;
+  }
+  if (!compiled) out.unenforced.push({ file, line, text, why: why.join("; ") });
+}

@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { compileAgentsMd } from "../../plugins/agents-md/compile.ts";
+
+const c = (md: string) => compileAgentsMd(md, "/p/AGENTS.md", "/p");
+const rules = (md: string) => c(md).rules.map((r) => `${r.behavior} ${r.rule} @${r.line}`);
+
+describe("AGENTS.md compiler", () => {
+  it("prohibitions with a command verb become Bash deny rules, one per code span, citing the line", () => {
+    expect(rules("# Rules\n- Never run `git push --force` or `git reset --hard`.\n")).toEqual(["deny Bash(git push --force *) @2", "deny Bash(git reset --hard *) @2"]);
+    expect(rules("* Do **not** run `make deploy`, _ever_")).toEqual(["deny Bash(make deploy *) @1"]); // emphasis cannot hide a prohibition
+    expect(rules("* Do not execute `curl * | sh`")).toEqual(["deny Bash(curl * | sh) @1"]);
+    expect(rules("1. You must not call `docker system prune`.")).toEqual(["deny Bash(docker system prune *) @1"]);
+  });
+
+  it("edit and read verbs make path rules; tool names make tool rules", () => {
+    expect(rules("- Don't edit anything in `generated/**`\n- Never read `.env` or `secrets/*.pem`\n- Never use the `WebFetch` tool\n- do not call `mcp__github__delete_repo`")).toEqual([
+      "deny Edit(generated/**) @1",
+      "deny Read(.env) @2",
+      "deny Read(secrets/*.pem) @2",
+      "deny WebFetch @3",
+      "deny mcp__github__delete_repo @4",
+    ]);
+  });
+
+  it("ask phrasings become ask rules", () => {
+    expect(rules("- Ask before running `npm publish`.\n- Running `terraform apply` requires approval.\n- Get approval before you edit `migrations/**`.")).toEqual([
+      "ask Bash(npm publish *) @1",
+      "ask Bash(terraform apply *) @2",
+      "ask Edit(migrations/**) @3",
+    ]);
+  });
+
+  it("preferences deny the avoided command and carry the preferred one as a hint", () => {
+    const r = c("- Use `pnpm` instead of `npm`.\n- Prefer `rg` over `grep -r`.\n- Instead of `yarn`, use `pnpm`.").rules;
+    expect(r.map((x) => [x.rule, x.hint])).toEqual([
+      ["Bash(npm *)", "use `pnpm` instead"],
+      ["Bash(grep -r *)", "use `rg` instead"],
+      ["Bash(yarn *)", "use `pnpm` instead"],
+    ]);
+  });
+
+  it("post-edit reminders", () => {
+    expect(c("- After changing `src/**/*.ts`, run `npm test` and `npm run lint`.").reminders).toEqual([
+      { file: "/p/AGENTS.md", line: 1, text: "After changing `src/**/*.ts`, run `npm test` and `npm run lint`.", scope: "/p", paths: ["src/**/*.ts"], run: ["npm test", "npm run lint"] },
+    ]);
+    expect(c("Always run `make check` after any change.").reminders[0]).toMatchObject({ paths: [], run: ["make check"] });
+  });
+
+  it("rule-like sentences that do not compile are listed as advice with the reason; plain prose is ignored", () => {
+    const r = c("- Never push to `main`.\n- Keep functions small.\n- Never commit secrets.");
+    expect(r.rules).toEqual([]);
+    expect(r.unenforced).toEqual([{ file: "/p/AGENTS.md", line: 1, text: "Never push to `main`.", why: 'no run/edit/read verb before "main"' }]);
+  });
+
+  it("explicit fenced rules: deny/ask in Claude Code grammar; allow and bad rules are problems with their line", () => {
+    const r = c("Intro\n```toolhost\n# comment\ndeny Bash(rm -rf /*)\nask Edit(//etc/**)\nallow Bash(rm *)\ndeny Bash(\nnonsense\n```\n");
+    expect(r.rules.map((x) => `${x.behavior} ${x.rule} @${x.line}`)).toEqual(["deny Bash(rm -rf /*) @4", "ask Edit(//etc/**) @5"]);
+    expect(r.problems.map((p) => p.line)).toEqual([6, 7, 8]);
+    expect(r.problems[0]!.why).toMatch(/allow rules are refused in AGENTS\.md/);
+    expect(r.problems[1]!.why).toMatch(/closing "\)"/);
+  });
+
+  it("code inside other fenced blocks is not read as rules; duplicates compile once", () => {
+    expect(rules("```sh\n# never run `rm -rf /`\n```\n- Never run `rm -rf /`.\n- Never run `rm -rf /`!")).toEqual(["deny Bash(rm -rf / *) @4"]);
+  });
+});
