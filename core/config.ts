@@ -28,6 +28,8 @@ export interface HostConfig {
   toolSet?: string;
   output?: { maxChars?: number; perTool?: Record<string, number>; [k: string]: unknown };
   transcript?: string;
+  /** agents-md plugin: instruction file names to compile (default ["AGENTS.md"]). */
+  agentsMd?: { files?: string[] };
   [key: string]: unknown;
 }
 

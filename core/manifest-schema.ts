@@ -170,5 +170,11 @@ export const configSchema = {
     toolSet: { type: "string" },
     output: { type: "object" },
     transcript: { type: "string" },
+    /** The agents-md plugin: which instruction files to compile (default ["AGENTS.md"]; e.g. add "CLAUDE.md"). */
+    agentsMd: {
+      type: "object",
+      properties: { files: { type: "array", items: { type: "string", pattern: "^[^/\\\\]+\\.md$" } } },
+      additionalProperties: false,
+    },
   },
 } as const;

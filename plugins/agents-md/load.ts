@@ -10,6 +10,8 @@ import { globSync } from "tinyglobby";
 import { compileAgentsMd, type Compiled } from "./compile.ts";
 
 export const FILE_NAME = "AGENTS.md";
+/** The instruction files compiled by default; config `agentsMd.files` replaces the list (e.g. ["AGENTS.md", "CLAUDE.md"]). */
+export const DEFAULT_FILES = [FILE_NAME];
 /** How deep below the project nested AGENTS.md files are looked for. */
 export const MAX_DEPTH = 6;
 const SKIP = ["**/node_modules/**", "**/.git/**", "**/dist/**", "**/build/**", "**/vendor/**", "**/.venv/**", "**/target/**"];
@@ -21,18 +23,23 @@ export interface AgentsFile extends Compiled {
 
 const cache = new Map<string, { size: number; mtimeMs: number; compiled: Compiled }>();
 
-/** AGENTS.md files of a project: the root one first, then nested ones by path. */
-export function findAgentsFiles(cwd: string): string[] {
-  const found = globSync(`**/${FILE_NAME}`, { cwd, absolute: true, dot: false, deep: MAX_DEPTH, ignore: SKIP, followSymbolicLinks: false });
-  const root = path.join(cwd, FILE_NAME);
-  return found.map((f) => path.resolve(f)).sort((a, b) => (a === root ? -1 : b === root ? 1 : a < b ? -1 : a > b ? 1 : 0));
+/** Instruction files of a project (AGENTS.md by default): root ones first (in the order named), then nested ones by path. */
+export function findAgentsFiles(cwd: string, names: readonly string[] = DEFAULT_FILES): string[] {
+  if (!names.length) return [];
+  const pattern = names.length === 1 ? `**/${names[0]}` : `**/{${names.join(",")}}`;
+  const found = globSync(pattern, { cwd, absolute: true, dot: false, deep: MAX_DEPTH, ignore: SKIP, followSymbolicLinks: false });
+  const rank = (f: string) => {
+    const k = names.indexOf(path.basename(f));
+    return path.dirname(f) === cwd ? k : names.length + 1;
+  };
+  return found.map((f) => path.resolve(f)).sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
 }
 
 /** Compile every AGENTS.md of the project (unreadable files become problems of their own). */
-export function loadAgents(cwd: string): { files: AgentsFile[]; errors: Array<{ file: string; message: string }> } {
+export function loadAgents(cwd: string, names: readonly string[] = DEFAULT_FILES): { files: AgentsFile[]; errors: Array<{ file: string; message: string }> } {
   const files: AgentsFile[] = [];
   const errors: Array<{ file: string; message: string }> = [];
-  for (const file of findAgentsFiles(cwd)) {
+  for (const file of findAgentsFiles(cwd, names)) {
     const scope = path.dirname(file);
     try {
       const st = fs.statSync(file);

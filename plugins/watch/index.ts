@@ -90,7 +90,7 @@ export default definePlugin({
       if (files.has(p)) return true;
       for (const m of missing) if (within(m, p)) return true;
       if (manifestDirs.has(path.dirname(p)) && p.endsWith(".json")) return true;
-      return within(p, cwd) && PROJECT_FILES.has(path.basename(p));
+      return within(p, cwd) && (PROJECT_FILES.has(path.basename(p)) || !!host.config.agentsMd?.files?.includes(path.basename(p)));
     };
 
     const skipDir = (p: string, kind: Target["kind"], root: string) => {

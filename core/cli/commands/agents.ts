@@ -1,10 +1,11 @@
 import path from "node:path";
 import type { Command } from "../context.ts";
 import { PACKAGE_ROOT } from "../../host.ts";
+import { loadConfig } from "../../config.ts";
 
 /** What `toolhost agents` uses from the bundled agents-md plugin (loaded by path so core's types stay core-only). */
 interface AgentsApi {
-  loadAgents(cwd: string): {
+  loadAgents(cwd: string, names?: readonly string[]): {
     files: Array<{
       file: string;
       scope: string;
@@ -29,7 +30,8 @@ export const agents: Command = {
   async run(ctx) {
     const api = (await import(path.join(PACKAGE_ROOT, "plugins", "agents-md", "load.ts"))) as AgentsApi;
     const cwd = path.resolve(typeof ctx.args.flags.cwd === "string" ? ctx.args.flags.cwd : process.cwd());
-    const { files, errors } = api.loadAgents(cwd);
+    const cfg = await loadConfig({ cwd, configFile: typeof ctx.args.flags.config === "string" ? ctx.args.flags.config : undefined });
+    const { files, errors } = api.loadAgents(cwd, cfg.config.agentsMd?.files);
     if (ctx.json) {
       ctx.io.out(
         JSON.stringify(
