@@ -44,6 +44,10 @@ export function isReadOnlyCommand(command: unknown): boolean {
       continue;
     }
     if (cmd === "sort" ? words.some((w) => w === "-o" || w.startsWith("--output")) : !READ_ONLY.has(cmd)) return false;
+    // `env cmd` runs cmd; `tree -o f` writes f; `rg --pre cmd` runs cmd on every file
+    if (cmd === "env" && words.length > 1) return false;
+    if (cmd === "tree" && words.some((w) => /^-[a-zA-Z]*o/.test(w) || w.startsWith("--output"))) return false;
+    if (cmd === "rg" && words.some((w) => w.startsWith("--pre"))) return false;
   }
   return true;
 }

@@ -11,7 +11,7 @@ import { flag, type Decision, type Tool } from "../../core/index.ts";
 import type { Segment } from "./bash.ts";
 import { insideDirs, protectedReason, type ResolvedPath } from "./paths.ts";
 import { callFacts, ruleHit, segmentAllowedBy, suspectHit, type CallFacts, type Hit } from "./match.ts";
-import { BASH_TOOLS, EDIT_TOOLS, READ_TOOLS } from "./rule.ts";
+import { BASH_TOOLS, EDIT_TOOLS, READ_TOOLS, STDIN_TOOLS } from "./rule.ts";
 import { where, type RuleEntry, type RuleSet } from "./rules.ts";
 
 export const PLUGIN_NAME = "permissions";
@@ -77,7 +77,7 @@ function nameOnly(rs: RuleSet, tool: string): NameOnly | undefined {
   let v = m.get(tool);
   if (v === undefined) {
     const inputMatters =
-      BASH_TOOLS.has(tool) || tool === "PowerShell" || READ_TOOLS.has(tool) || EDIT_TOOLS.has(tool) || tool === "WebFetch" ||
+      BASH_TOOLS.has(tool) || STDIN_TOOLS.has(tool) || tool === "PowerShell" || READ_TOOLS.has(tool) || EDIT_TOOLS.has(tool) || tool === "WebFetch" ||
       [rs.deny, rs.ask, rs.allow].some((l) => l.some((e) => e.rule.kind !== "tool" && (INPUT_KINDS.has(e.rule.kind) ? e.rule.tool === tool : !["bash", "path", "domain"].includes(e.rule.kind))));
     m.set(tool, (v = inputMatters ? false : {}));
   }
@@ -108,8 +108,17 @@ function workDirs(rs: RuleSet, cwd: string): string[] {
   return [cwd, ...rs.additionalDirectories];
 }
 
+/**
+ * The shell facts that may *approve* a call: none for write_stdin (what it types goes to whatever process
+ * runs — a REPL, an editor — so a "read-only" looking line proves nothing; deny/ask rules still check it).
+ */
+function approvable(f: CallFacts): CallFacts["bash"] {
+  return STDIN_TOOLS.has(f.tool) ? undefined : f.bash;
+}
+
 /** Is this call read-only (for plan mode)? Bash: every segment is a recognised read-only command and nothing is written. */
 export function isReadOnlyCall(call: CallView, f: CallFacts): boolean {
+  if (STDIN_TOOLS.has(f.tool)) return false;
   if (f.bash) return f.bash.ok && f.bash.segments.every((s) => s.readOnly && !s.unallowable && !(f.segWrites!.get(s) ?? []).length && !s.redirectWrites.length);
   return !!call.tool && flag(call.tool.isReadOnly, call.input as never, false);
 }
@@ -157,7 +166,7 @@ export function rulesDecision(rs: RuleSet, call: CallView, f: CallFacts): Decisi
     return ask({ behavior: "ask", reason: `writing ${prot.p.abs} needs approval: ${prot.why} (never auto-approved outside bypassPermissions mode)`, rule: "protected path", plugin: PLUGIN_NAME, explicit: true });
   }
 
-  if (f.bash) {
+  if (approvable(f)) {
     const a = bashApproval(rs, f, mode, workDirs(rs, call.cwd), false);
     if (a.ok) return { behavior: "allow", reason: a.reason, rule: a.rule?.source, plugin: a.rule?.plugin ?? PLUGIN_NAME, file: a.rule?.file };
     return undefined;
@@ -179,7 +188,7 @@ export function toolDecision(rs: RuleSet, call: CallView, f: CallFacts): Decisio
     return d;
   }
   const dirs = workDirs(rs, call.cwd);
-  if (f.bash) {
+  if (approvable(f)) {
     const a = bashApproval(rs, f, call.mode, dirs, true);
     return a.ok ? { behavior: "allow", reason: a.reason, rule: a.rule?.source ?? "read-only command", plugin: a.rule?.plugin ?? PLUGIN_NAME, file: a.rule?.file } : undefined;
   }
@@ -194,7 +203,7 @@ export function toolDecision(rs: RuleSet, call: CallView, f: CallFacts): Decisio
 
 export function fallbackDecision(rs: RuleSet, call: CallView, f: CallFacts): Decision | undefined {
   let why = "no allow rule matches and the tool is not read-only inside the working directories";
-  if (f.bash) why = bashApproval(rs, f, call.mode, workDirs(rs, call.cwd), true).reason;
+  if (approvable(f)) why = bashApproval(rs, f, call.mode, workDirs(rs, call.cwd), true).reason;
   if (call.mode === "dontAsk") return { behavior: "deny", reason: `dontAsk mode denies calls that are not pre-approved: ${why}`, rule: "mode: dontAsk", plugin: PLUGIN_NAME, explicit: true };
   return { behavior: "ask", reason: why, plugin: PLUGIN_NAME };
 }

@@ -13,7 +13,7 @@ import path from "node:path";
 import { globSync } from "tinyglobby";
 import { analyzeBash, flagFormMatches, type BashFacts, type PathRef, type Segment } from "./bash.ts";
 import { compilePathPattern, expandHome, isInside, pathHits, resolvePath, type Behavior, type PathMatcher, type ResolvedPath } from "./paths.ts";
-import { BASH_TOOLS, EDIT_TOOLS, READ_TOOLS, canonicalTool, parseRule as parse, toolMatches, type ParsedRule } from "./rule.ts";
+import { BASH_TOOLS, EDIT_TOOLS, READ_TOOLS, STDIN_TOOLS, canonicalTool, parseRule as parse, toolMatches, type ParsedRule } from "./rule.ts";
 
 export { formatRule, isBlanket, lintRule, toolMatches, canonicalTool, KNOWN_TOOLS, type ParsedRule } from "./rule.ts";
 export type { Behavior } from "./paths.ts";
@@ -70,9 +70,10 @@ export function callFacts(toolName: string, input: unknown, cwd: string, shellCw
   const tool = canonicalTool(toolName);
   const inp = (input && typeof input === "object" ? input : {}) as Record<string, unknown>;
   const f: CallFacts = { tool, input: inp, cwd };
-  if ((BASH_TOOLS.has(tool) || tool === "PowerShell") && typeof inp.command === "string") {
-    const cwd = shellCwd;
-    f.bash = analyzeBash(inp.command, cwd);
+  const command = tool === "exec_command" ? inp.cmd : STDIN_TOOLS.has(tool) ? inp.chars : inp.command;
+  if ((BASH_TOOLS.has(tool) || STDIN_TOOLS.has(tool) || tool === "PowerShell") && typeof command === "string") {
+    const cwd = tool === "exec_command" && typeof inp.workdir === "string" && inp.workdir ? path.resolve(shellCwd, inp.workdir) : shellCwd;
+    f.bash = analyzeBash(command, cwd);
     f.segReads = new Map();
     f.segWrites = new Map();
     f.segRedirects = new Map();
@@ -176,7 +177,8 @@ export function ruleHit(r: ParsedRule, f: CallFacts, behavior: Behavior, root: s
     case "tool":
       return toolMatches(r, tool) ? {} : undefined;
     case "bash": {
-      if (!toolMatches(r, tool) || !f.bash) return undefined;
+      // what write_stdin types into a running shell is checked by deny/ask Bash rules (never allowed by them)
+      if (!(toolMatches(r, tool) || (behavior !== "allow" && STDIN_TOOLS.has(tool) && r.tool !== "PowerShell")) || !f.bash) return undefined;
       const segs = f.bash.segments;
       if (behavior === "allow") {
         const outer = segs.filter((s) => !s.inner && s.words.length);

@@ -49,7 +49,14 @@ export const TOOL_ALIASES: Record<string, string> = {
 
 export const READ_TOOLS = new Set(["Read", "Grep", "Glob", "LSP", "NotebookRead", "LS"]);
 export const EDIT_TOOLS = new Set(["Edit", "Write", "NotebookEdit", "MultiEdit"]);
-export const BASH_TOOLS = new Set(["Bash", "Monitor"]);
+/**
+ * Tools whose input is a shell command that Bash rules govern: Bash, Monitor, and the exec-session tool
+ * `exec_command` (Codex's unified exec: `cmd`, run in `workdir`) — otherwise it would be a way around
+ * every Bash rule.
+ */
+export const BASH_TOOLS = new Set(["Bash", "Monitor", "exec_command"]);
+/** Tools that type into a running process (`write_stdin` into an exec session): deny/ask Bash rules check what they type. */
+export const STDIN_TOOLS = new Set(["write_stdin"]);
 /** Input fields a `param:value` rule may not name (use the tool's own specifier instead). */
 export const PRIMARY_FIELDS = new Set(["command", "file_path", "path", "notebook_path", "url", "filePath"]);
 /** Bash input fields that make `Bash(name:value)` a parameter rule rather than a legacy `cmd:*` prefix. */

@@ -405,6 +405,17 @@ const cases: Case[] = [
   ["ls src runs", {}, "Bash", "ls -la src", "allow"],
   ["grep -r inside cwd runs", {}, "Bash", "grep -rn TODO src", "allow"],
   ["wc on a glob inside cwd runs", {}, "Bash", "wc -l src/*.ts", "allow"],
+  // exec sessions (Codex's unified exec) are shell tools: Bash rules govern exec_command, and what
+  // write_stdin types into a running process is checked by deny/ask rules but never approved by them
+  ["Bash deny covers exec_command", { deny: ["Bash(git push *)"] }, "exec_command", { cmd: "git push --force origin main" }, "deny", "bypassPermissions"],
+  ["Bash deny covers exec_command in a compound command", { deny: ["Bash(rm *)"] }, "exec_command", { cmd: "echo ok; rm -rf build" }, "deny"],
+  ["Read deny covers exec_command readers", { deny: ["Read(.env)"] }, "exec_command", { cmd: "cat .env" }, "deny"],
+  ["exec_command workdir anchors relative paths", { deny: ["Read(./sub/.env)"] }, "exec_command", { cmd: "cat .env", workdir: "sub" }, "deny"],
+  ["Bash allow approves exec_command", { allow: ["Bash(npm test *)"] }, "exec_command", { cmd: "npm test" }, "allow"],
+  ["Bash deny covers what write_stdin types", { deny: ["Bash(git push *)"] }, "write_stdin", { session_id: 1, chars: "git push -f\n" }, "deny", "bypassPermissions"],
+  ["Bash ask covers what write_stdin types", { ask: ["Bash(terraform apply *)"] }, "write_stdin", { session_id: 1, chars: "terraform apply\n" }, "ask"],
+  ["a Bash allow never approves write_stdin", { allow: ["Bash(ls *)"] }, "write_stdin", { session_id: 1, chars: "ls\n" }, "ask"],
+  ["write_stdin of a read-only looking line is not read-only in plan mode", {}, "write_stdin", { session_id: 1, chars: "ls\n" }, "deny", "plan"],
 ];
 
 describe("permission corpus", () => {
