@@ -67,7 +67,7 @@ export interface ModeChoice {
  * Read a mode setting: "manual" is Claude Code's alias of "default"; `auto` and unknown names are
  * reported and ignored; a project file may not escalate. Returns the mode to use, or undefined.
  */
-function modeSetting(value: unknown, where: { plugin: string; file?: string; path: string }, problems: ProblemReport[]): string | undefined {
+function modeSetting(value: unknown, where: { plugin: string; file?: string; path: string; checkedIn: boolean }, problems: ProblemReport[]): string | undefined {
   if (value === undefined) return undefined;
   const at = { plugin: where.plugin, file: where.file, path: where.path };
   if (typeof value !== "string") {
@@ -83,10 +83,10 @@ function modeSetting(value: unknown, where: { plugin: string; file?: string; pat
     problems.push({ ...at, message: `unknown defaultMode "${value}" is ignored; use one of ${PERMISSION_MODES.join(", ")}`, severity: "warning" });
     return undefined;
   }
-  if (where.plugin === "settings:project" && ESCALATING.has(mode)) {
+  if (where.checkedIn && ESCALATING.has(mode)) {
     problems.push({
       ...at,
-      message: `defaultMode "${mode}" in the repo-committed project settings is ignored (a checked-in file may not loosen permissions; Claude Code filters it too) — set it in .claude/settings.local.json, toolhost config or --mode`,
+      message: `mode "${mode}" in ${where.plugin === "config" ? "a toolhost config found in the project" : "the repo-committed project settings"} is ignored (a checked-in file may not loosen permissions; Claude Code filters it too) — set it in .claude/settings.local.json, pass --mode / createHost({mode}), or name a config file with --config`,
       severity: "warning",
     });
     return undefined;
@@ -122,6 +122,7 @@ export async function loadConfig(opts: { cwd: string; configFile?: string; inlin
   const sources: LoadedPlugin[] = [];
   const watched: string[] = [];
   let config: HostConfig = {};
+  let fileConfig: HostConfig | undefined;
   let file: string | undefined;
   const explorer = cosmiconfig(MODULE, {
     searchPlaces: SEARCH_PLACES,
@@ -134,6 +135,7 @@ export async function loadConfig(opts: { cwd: string; configFile?: string; inlin
     if (res && !res.isEmpty) {
       file = res.filepath;
       config = (res.config ?? {}) as HostConfig;
+      fileConfig = config;
     } else if (res) file = res.filepath;
   } catch (e) {
     const f = opts.configFile ? path.resolve(opts.cwd, opts.configFile) : (e as { filepath?: string }).filepath;
@@ -157,21 +159,24 @@ export async function loadConfig(opts: { cwd: string; configFile?: string; inlin
   if (!problems.some((p) => p.severity === "error")) {
     sources.push(settingsPlugin("config", "config", cfgFile, config as Record<string, unknown>, { projectDir: opts.cwd, rulesRoot: opts.cwd, base }));
   }
-  // Mode: toolhost config, then settings.local, then settings (project); first found wins.
+  // Mode, first found wins: createHost's inline config → a config file named with --config → settings.local
+  // → a config file found in the project → settings (project). The last two are checked in: no escalation.
   const modeChoice: ModeChoice = {};
   const modeCandidates: ModeSource[] = [];
-  const noteMode = (perms: unknown, top: unknown, plugin: string, file: string | undefined, prefix: string) => {
-    const p = perms && typeof perms === "object" ? (perms as Record<string, unknown>) : {};
+  const noteMode = (cfgLike: unknown, top: unknown, plugin: string, file: string | undefined, prefix: string, checkedIn: boolean) => {
+    const c = cfgLike && typeof cfgLike === "object" ? (cfgLike as Record<string, unknown>) : {};
+    const p = c.permissions && typeof c.permissions === "object" ? (c.permissions as Record<string, unknown>) : {};
     for (const [value, jsonPath] of [
-      [top, `${prefix}/mode`],
+      [top === undefined ? undefined : c.mode, `${prefix}/mode`],
       [p.defaultMode, `${prefix}/permissions/defaultMode`],
     ] as const) {
-      const m = modeSetting(value, { plugin, file, path: jsonPath }, problems);
+      const m = modeSetting(value, { plugin, file, path: jsonPath, checkedIn }, problems);
       if (m) modeCandidates.push({ mode: m, source: plugin, file, path: jsonPath });
     }
     if (p.disableBypassPermissionsMode === "disable" && !modeChoice.bypassDisabledBy) modeChoice.bypassDisabledBy = { plugin, file, path: `${prefix}/permissions/disableBypassPermissionsMode` };
   };
-  noteMode(config.permissions, config.mode, "config", cfgFile, base);
+  const fileOk = fileConfig && typeof fileConfig === "object" && !Array.isArray(fileConfig) && validateConfig(fileConfig);
+  const inlineOk = opts.inline && typeof opts.inline === "object";
 
   // Claude Code compatibility: project and local settings, then .mcp.json.
   const settingsModes: Array<[unknown, string, string]> = [];
@@ -191,8 +196,15 @@ export async function loadConfig(opts: { cwd: string; configFile?: string; inlin
     sources.push(settingsPlugin(id, "settings", f, { permissions: v.permissions, hooks: v.hooks } as Record<string, unknown>, { projectDir: opts.cwd, rulesRoot: opts.cwd }));
     settingsModes.push([v.permissions, id, f]);
   }
-  // local outranks project
-  for (const [perms, id, f] of settingsModes.reverse()) noteMode(perms, undefined, id, f, "");
+  const settingsMode = (id: string) => {
+    const e = settingsModes.find((x) => x[1] === id);
+    if (e) noteMode({ permissions: e[0] }, undefined, id, e[2], "", id === "settings:project");
+  };
+  if (inlineOk) noteMode(opts.inline, true, "config", undefined, "", false);
+  if (fileOk && opts.configFile) noteMode(fileConfig, true, "config", file, base, false);
+  settingsMode("settings:local");
+  if (fileOk && !opts.configFile) noteMode(fileConfig, true, "config", file, base, true);
+  settingsMode("settings:project");
   modeChoice.defaultMode = modeCandidates[0];
   const mcpJson = path.join(opts.cwd, ".mcp.json");
   watched.push(mcpJson);

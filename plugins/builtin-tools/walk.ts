@@ -118,6 +118,17 @@ export async function* walkFiles(root: string, opts: WalkOptions = {}): AsyncGen
   // a directory the caller names explicitly is searched even if an ancestor's .gitignore ignores it
   if (base.length && ignored(base, root, true)) base = [];
   const stack: Array<{ dir: string; rel: string; layers: Layer[]; depth: number }> = [{ dir: root, rel: "", layers: base, depth: 0 }];
+  // When the root (or an ancestor) is a symbolic link, every file has a second, real path: deny filters
+  // must see it, or `path=vault` with vault → secrets walks around a rule on secrets/.
+  let realRoot: string | undefined;
+  if (opts.denyFile) {
+    try {
+      const r = fs.realpathSync(root);
+      if (r !== root) realRoot = r;
+    } catch {
+      /* missing root: nothing to walk */
+    }
+  }
   let dirs = 0;
   while (stack.length) {
     const { dir, rel, layers: parent, depth } = stack.pop()!;
@@ -164,7 +175,7 @@ export async function* walkFiles(root: string, opts: WalkOptions = {}): AsyncGen
         if (opts.acceptFile && !opts.acceptFile(r)) continue;
         if (layers.length && ignored(layers, abs, false)) continue;
         if (opts.denyFile) {
-          const why = opts.denyFile(abs, real);
+          const why = opts.denyFile(abs, real ?? (realRoot ? path.join(realRoot, r) : undefined));
           if (why !== undefined) {
             opts.onSkip?.(abs, why);
             continue;

@@ -169,6 +169,10 @@ export function rulesDecision(rs: RuleSet, call: CallView, f: CallFacts): Decisi
   if (approvable(f)) {
     const a = bashApproval(rs, f, mode, workDirs(rs, call.cwd), false);
     if (a.ok) return { behavior: "allow", reason: a.reason, rule: a.rule?.source, plugin: a.rule?.plugin ?? PLUGIN_NAME, file: a.rule?.file };
+    // A recursive content search through the shell cannot skip denied files the way the Grep tool does:
+    // with a Read deny rule in force it is never auto-approved as "read-only".
+    const r = recursiveReadPastDeny(rs, f);
+    if (r) return ask(r);
     return undefined;
   }
   const allowRule = firstRule(rs, "allow", f, false);
@@ -177,6 +181,33 @@ export function rulesDecision(rs: RuleSet, call: CallView, f: CallFacts): Decisi
     return { behavior: "allow", reason: "acceptEdits mode allows edits inside the working directories", rule: "mode: acceptEdits", plugin: PLUGIN_NAME };
   }
   return undefined;
+}
+
+/** Shell content searches that descend into directories (grep -r, rg, ag, ack, git grep). */
+function recursiveSearch(s: Segment): boolean {
+  const [cmd, ...rest] = s.words;
+  if (!cmd) return false;
+  const name = cmd.split("/").pop()!;
+  if (name === "rg" || name === "ag" || name === "ack" || name === "ack-grep") return true;
+  if (name === "git") return rest.find((w) => !w.startsWith("-")) === "grep";
+  if (name === "grep" || name === "egrep" || name === "fgrep" || name === "zgrep")
+    return rest.some((w) => /^-[a-zA-Z]*[rR]/.test(w) || w === "--recursive" || w === "--dereference-recursive" || /^--directories=recurse$/.test(w) || w === "recurse");
+  return false;
+}
+
+function recursiveReadPastDeny(rs: RuleSet, f: CallFacts): Decision | undefined {
+  const seg = f.bash?.segments.find((s) => recursiveSearch(s));
+  if (!seg) return undefined;
+  const e = rs.deny.find((x) => x.rule.kind === "path" && x.rule.family === "read" && (!x.rule.onlyTool || BASH_TOOLS.has(x.rule.onlyTool)));
+  if (!e) return undefined;
+  return {
+    behavior: "ask",
+    reason: `\`${seg.text}\` searches directories recursively and would read files that deny rule "${e.source}" covers (${where(e)}); the Grep tool skips them — or approve this command explicitly`,
+    rule: e.source,
+    plugin: e.plugin,
+    file: e.file,
+    explicit: true,
+  };
 }
 
 export function toolDecision(rs: RuleSet, call: CallView, f: CallFacts): Decision | undefined {

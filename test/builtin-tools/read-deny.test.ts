@@ -72,6 +72,19 @@ describe("Read deny rules inside Grep and Glob", () => {
     expect(r.text).toMatch(/3 files not shown: denied by rule/);
   });
 
+  it("a symlinked directory does not walk around a deny rule (Grep and Glob through the link)", async () => {
+    const link = path.join(dir, "vault");
+    if (!fs.existsSync(link)) fs.symlinkSync(path.join(dir, "secrets"), link);
+    const g = await run(host, "Grep", { pattern: "API_KEY", path: "vault", output_mode: "content" });
+    expect(g.text).not.toContain("prod-456");
+    // the link resolves into secrets/, so the search of it is denied outright (or its files hidden)
+    expect(g.o.status === "denied" || /1 file not shown/.test(g.text)).toBe(true);
+    const gl = await run(host, "Glob", { pattern: "**/*", path: "vault" });
+    expect(gl.text).not.toContain("prod.txt");
+    const gl2 = await run(host, "Glob", { pattern: "vault/**" });
+    expect(gl2.text).not.toContain("prod.txt");
+  });
+
   it("a direct Grep of a denied file is still denied outright", async () => {
     const r = await run(host, "Grep", { pattern: "API_KEY", path: ".env" });
     expect(r.o.status).toBe("denied");

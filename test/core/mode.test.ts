@@ -76,12 +76,27 @@ describe("permission mode from settings and config", () => {
     expect(u.problems().some((p) => /unknown defaultMode "yolo"/.test(p.message) && p.severity === "warning")).toBe(true);
   });
 
-  it("toolhost config outranks settings; createHost's mode outranks both", async () => {
+  it("a config file found in the project ranks like project settings: below settings.local, and it may not escalate", async () => {
     const d = project({ ...local("plan"), "toolhost.config.json": { permissions: { defaultMode: "dontAsk" } } });
-    const h = await host(d);
-    expect(h.modeSource).toMatchObject({ mode: "dontAsk", source: "config", path: "/permissions/defaultMode" });
-    const o = await host(d, "acceptEdits");
-    expect(o.modeSource).toEqual({ mode: "acceptEdits", source: "option" });
+    expect((await host(d)).modeSource).toMatchObject({ mode: "plan", source: "settings:local" });
+    const alone = await host(project({ "toolhost.config.json": { permissions: { defaultMode: "dontAsk" } } }));
+    expect(alone.modeSource).toMatchObject({ mode: "dontAsk", source: "config", path: "/permissions/defaultMode" });
+    for (const cfg of [{ "toolhost.config.json": { mode: "bypassPermissions" } }, { "package.json": { name: "x", toolhost: { permissions: { defaultMode: "bypassPermissions" } } } }]) {
+      const h = await host(project(cfg));
+      expect(h.mode).toBe("default");
+      expect(h.problems().some((p) => p.plugin === "config" && /ignored \(a checked-in file may not loosen/.test(p.message))).toBe(true);
+    }
+  });
+
+  it("createHost's mode, its inline config and an explicit config file outrank settings", async () => {
+    const d = project({ ...local("plan"), "elsewhere.json": { mode: "acceptEdits" } });
+    expect((await host(d, "dontAsk")).modeSource).toEqual({ mode: "dontAsk", source: "option" });
+    const inline = await createHost({ cwd: d, config: { permissions: { defaultMode: "bypassPermissions" } } });
+    hosts.push(inline);
+    expect(inline.modeSource).toMatchObject({ mode: "bypassPermissions", source: "config" });
+    const explicit = await createHost({ cwd: d, configFile: "elsewhere.json" });
+    hosts.push(explicit);
+    expect(explicit.modeSource).toMatchObject({ mode: "acceptEdits", source: "config", file: path.join(d, "elsewhere.json") });
   });
 
   it("disableBypassPermissionsMode refuses bypass from an option and from setMode, naming the file", async () => {

@@ -415,6 +415,13 @@ const cases: Case[] = [
   ["Bash deny covers what write_stdin types", { deny: ["Bash(git push *)"] }, "write_stdin", { session_id: 1, chars: "git push -f\n" }, "deny", "bypassPermissions"],
   ["Bash ask covers what write_stdin types", { ask: ["Bash(terraform apply *)"] }, "write_stdin", { session_id: 1, chars: "terraform apply\n" }, "ask"],
   ["a Bash allow never approves write_stdin", { allow: ["Bash(ls *)"] }, "write_stdin", { session_id: 1, chars: "ls\n" }, "ask"],
+  // a recursive content search through the shell cannot skip Read-denied files (the Grep tool does)
+  ["grep -r with a Read deny in force asks", { deny: ["Read(.env)"] }, "Bash", "grep -r DB_PASS .", "ask"],
+  ["rg with a Read deny in force asks", { deny: ["Read(./secrets/**)"] }, "Bash", "rg API_KEY", "ask"],
+  ["git grep with a Read deny in force asks", { deny: ["Read(.env)"] }, "Bash", "git grep -n TOKEN", "ask"],
+  ["grep -r is still denied in dontAsk when a Read deny is in force", { deny: ["Read(.env)"] }, "Bash", "grep -rn x src", "deny", "dontAsk"],
+  ["non-recursive grep of a plain file still runs", { deny: ["Read(.env)"] }, "Bash", "grep x a.txt", "allow"],
+  ["an allow rule for grep still approves the recursive search", { deny: ["Read(.env)"], allow: ["Bash(grep *)"] }, "Bash", "grep -r x .", "allow"],
   ["write_stdin of a read-only looking line is not read-only in plan mode", {}, "write_stdin", { session_id: 1, chars: "ls\n" }, "deny", "plan"],
 ];
 
