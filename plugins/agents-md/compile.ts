@@ -81,9 +81,9 @@ const TOOL_NAMES = new Set(
 );
 
 /** Code spans of a sentence with their offsets. */
-function spans(s: string): Array<{ text: string; at: number }> {
-  const out: Array<{ text: string; at: number }> = [];
-  for (const m of s.matchAll(/`([^`]+)`/g)) if (m[1]!.trim()) out.push({ text: m[1]!.trim(), at: m.index! });
+function spans(s: string): Array<{ text: string; at: number; raw: number }> {
+  const out: Array<{ text: string; at: number; raw: number }> = [];
+  for (const m of s.matchAll(/`([^`]+)`/g)) if (m[1]!.trim()) out.push({ text: m[1]!.trim(), at: m.index!, raw: m[0].length });
   return out;
 }
 
@@ -241,17 +241,95 @@ function compileSentence(original: string, line: number, file: string, scope: st
     }
   }
 
-  const asks = ASK.test(s);
-  const prohibits = !asks && PROHIBIT.test(s);
-  if (!asks && !prohibits) return;
-  const behavior: Behavior = asks ? "ask" : "deny";
+  if (!ASK.test(s) && !PROHIBIT.test(s)) return;
+  if (sp.length > MAX_SPANS) {
+    out.unenforced.push({ file, line, text: text.slice(0, 200), why: `more than ${MAX_SPANS} code spans in one sentence` });
+    return;
+  }
   let compiled = 0;
   const why: string[] = [];
-  for (const x of sp) {
-    const kind = verbBefore(s, x.at);
+  for (const clause of clauses(s)) compiled += compileClause(clause, line, file, scope, text, add, why);
+  if (!compiled && why.length) out.unenforced.push({ file, line, text, why: why.join("; ") });
+}
+
+/** Code spans per sentence beyond which a line is not compiled (a generated table, not an instruction). */
+const MAX_SPANS = 24;
+/** Words that turn a prohibition into advice about something else: "never forget to run", "don't commit without running". */
+const NOT_A_BAN = /\b(without|until|unless|forget|forgetting|forgot|skip|skipping|hesitate|fail|neglect|worry|before|after|instead|except|only)\b/i;
+/** Between the prohibition and its verb: a few filler words at most ("never ever directly run"). */
+const FILLER = "(?:(?:ever|even|again|just|directly|manually|yourself|you|the|a|an|any|try\\s+to|attempt\\s+to|need\\s+to|have\\s+to)\\s+){0,3}";
+const GOVERNED = new RegExp(`${PROHIBIT.source}\\s+${FILLER}(\\w+)`, "i");
+/** After the last span: words that keep the rule whole; a preposition or condition narrows it to advice. */
+const TRAILING_OK = /^(?:(?:by\s+hand|manually|directly|yourself|ever|again|at\s+all|anywhere|here|in\s+this\s+(?:repo|repository|project))\b|$)/i;
+const TRAILING_NARROWS = /^(?:to|on|onto|against|in|into|from|for|with|at|outside|inside|when|while|if|unless|until|on|over|under|as|via|through)\b/i;
+
+/**
+ * Split a sentence into clauses: at "—", " - ", ":", and at commas or "but/yet/so/otherwise" that do not
+ * continue a list of code spans ("never run `a`, `b` or `c`" stays one clause).
+ */
+function clauses(s: string): string[] {
+  const out: string[] = [];
+  let cur = "";
+  let inCode = false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i]!;
+    if (c === "`") inCode = !inCode;
+    if (!inCode) {
+      const rest = s.slice(i);
+      const dash = /^(?:\s+[-—–]\s+|—|–|:\s)/.exec(rest);
+      const conj = /^\s+(?:but|yet|so|otherwise|though|although|whereas)\s+/i.exec(rest);
+      const comma = c === "," && !/^,\s*(?:(?:or|and)\s+)?`/.test(rest);
+      if (dash || conj || comma) {
+        out.push(cur);
+        cur = "";
+        i += (dash?.[0].length ?? conj?.[0].length ?? 1) - 1;
+        continue;
+      }
+    }
+    cur += c;
+  }
+  out.push(cur);
+  return out.map((x) => x.trim()).filter(Boolean);
+}
+
+/** One clause: the spans the prohibition (or ask) governs become rules. Returns how many compiled. */
+function compileClause(c: string, line: number, file: string, scope: string, text: string, add: (r: CompiledRule) => void, why: string[]): number {
+  const sp = spans(c);
+  if (!sp.length) return 0;
+  const asks = ASK.test(c);
+  let behavior: Behavior;
+  let from = 0;
+  if (asks) {
+    behavior = "ask";
+  } else {
+    const m = GOVERNED.exec(c);
+    if (!m) {
+      if (PROHIBIT.test(c)) why.push(`no run/edit/read/use verb right after the prohibition`);
+      return 0;
+    }
+    if (NOT_A_BAN.test(c)) {
+      why.push(`"${NOT_A_BAN.exec(c)![0]}" makes it a condition, not a ban`);
+      return 0;
+    }
+    behavior = "deny";
+    from = m.index;
+  }
+  const governed = sp.filter((x) => x.at > from);
+  let n = 0;
+  for (let i = 0; i < governed.length; i++) {
+    const x = governed[i]!;
+    // "Do not run `git push` to `main`": the words after a span narrow it; a bare rule would be too broad
+    const end = i + 1 < governed.length ? governed[i + 1]!.at : c.length;
+    const after = c.slice(x.at + x.raw, end).replace(/^\s*tool\b/i, "").replace(/^[\s.!?)"',]+/, "").trim();
+    if (after && !TRAILING_OK.test(after) && TRAILING_NARROWS.test(after)) {
+      why.push(`"${x.text}" is narrowed by "${after.slice(0, 40)}"; write the exact rule in a \`\`\`toolhost block`);
+      i++; // the span after the narrowing word is its argument, not a command
+      continue;
+    }
+    const kind = verbBefore(c, x.at);
     let rule: string | undefined;
     if (isToolName(x.text) && (kind === "cmd" || kind === undefined)) rule = x.text;
-    else if (kind === "cmd" && looksLikeCommand(x.text)) rule = commandRule(x.text);
+    else if (kind === "cmd" && looksLikeCommand(x.text) && !isToolName(x.text)) rule = commandRule(x.text);
     else if (kind === "edit" && looksLikePath(x.text)) rule = `Edit(${x.text})`;
     else if (kind === "read" && looksLikePath(x.text)) rule = `Read(${x.text})`;
     if (!rule) {
@@ -264,7 +342,7 @@ function compileSentence(original: string, line: number, file: string, scope: st
       continue;
     }
     add({ behavior, rule, file, line, text, scope });
-    compiled++;
+    n++;
   }
-  if (!compiled) out.unenforced.push({ file, line, text, why: why.join("; ") });
+  return n;
 }

@@ -12,6 +12,21 @@ describe("AGENTS.md compiler", () => {
     expect(rules("1. You must not call `docker system prune`.")).toEqual(["deny Bash(docker system prune *) @1"]);
   });
 
+  it("only what the prohibition governs compiles: instructions, alternatives and narrowed commands stay advice", () => {
+    // each of these once produced a denial of the very command the sentence asks for (review findings)
+    expect(rules("Never forget to run `npm test`.")).toEqual([]);
+    expect(rules("Don't commit without running `pnpm lint` first.")).toEqual([]);
+    expect(rules("Never run `git push --force`, use `git push --force-with-lease`.")).toEqual(["deny Bash(git push --force *) @1"]);
+    expect(rules("You can run `npm test` but never run `npm publish`.")).toEqual(["deny Bash(npm publish *) @1"]);
+    expect(rules("Never edit `package-lock.json` by hand — use `npm install`.")).toEqual(["deny Edit(package-lock.json) @1"]);
+    expect(rules("Never use the `Bash` tool to read files; use `Read`.")).toEqual([]);
+    expect(rules("Do not run `git push` to `main`.")).toEqual([]);
+    expect(rules("Never run `git push --force`, `git reset --hard` or `rm -rf /`.")).toEqual(["deny Bash(git push --force *) @1", "deny Bash(git reset --hard *) @1", "deny Bash(rm -rf / *) @1"]);
+    const r = c("Don't commit without running `pnpm lint` first.");
+    expect(r.unenforced[0]!.why).toMatch(/"without" makes it a condition/);
+    expect(c("Do not run `git push` to `main`.").unenforced[0]!.why).toMatch(/"git push" is narrowed by "to"/);
+  });
+
   it("edit and read verbs make path rules; tool names make tool rules", () => {
     expect(rules("- Don't edit anything in `generated/**`\n- Never read `.env` or `secrets/*.pem`\n- Never use the `WebFetch` tool\n- do not call `mcp__github__delete_repo`")).toEqual([
       "deny Edit(generated/**) @1",
