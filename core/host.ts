@@ -408,10 +408,12 @@ export class Host {
     return Object.freeze(ctx);
   }
 
-  async execute(name: string, input: unknown, opts: ExecuteOptions = {}): Promise<ExecuteOutcome> {
+  // Not async and no options copy unless needed: this is every call's entry (bench/mcp.ts).
+  execute(name: string, input: unknown, opts: ExecuteOptions = {}): Promise<ExecuteOutcome> {
     const cur = this.current;
-    if (!cur) throw new Error("host is not started");
-    return cur.executor.execute(name, input, { onAsk: this.options.onAsk, ...opts });
+    if (!cur) return Promise.reject(new Error("host is not started"));
+    const onAsk = this.options.onAsk;
+    return cur.executor.execute(name, input, onAsk && !("onAsk" in opts) ? { onAsk, ...opts } : opts);
   }
 
   /**

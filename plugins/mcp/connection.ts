@@ -18,7 +18,7 @@ import {
   ResultSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { errorMessage, type Logger, type ToolResult } from "../../core/index.ts";
+import { errorMessage, type Logger, type ToolCallContext, type ToolResult } from "../../core/index.ts";
 import type { ServerSpec } from "./config.ts";
 
 export type ConnStatus = "pending" | "connected" | "reconnecting" | "failed" | "closed";
@@ -295,32 +295,40 @@ export class McpConnection {
     return this.status === "connected" ? this.client : undefined;
   }
 
-  async callTool(tool: string, args: unknown, signal: AbortSignal): Promise<ToolResult> {
+  /**
+   * Call a tool on this server. `cancel` is the tool call's context (its `onAbort` is used when
+   * present: see CallSignal) or a plain AbortSignal.
+   */
+  callTool(tool: string, args: unknown, cancel: AbortSignal | Pick<ToolCallContext, "signal" | "onAbort">): Promise<ToolResult> {
+    const signal: AbortSignal = cancel instanceof AbortSignal ? cancel : cancel.onAbort ? (new CallSignal(cancel) as unknown as AbortSignal) : cancel.signal;
+    // Hot path (connected): one promise chain, no async frame of its own.
+    if (this.client && this.status === "connected") return this.request(this.client, tool, args, signal);
+    return this.connectedClient(signal).then((client) =>
+      client
+        ? this.request(client, tool, args, signal)
+        : err(`MCP server "${this.spec.label}" is not connected (${this.status}${this.error ? `: ${this.error}` : ""}); ${tool} was not called.`),
+    );
+  }
+
+  private request(client: Client, tool: string, args: unknown, signal: AbortSignal): Promise<ToolResult> {
     const s = this.spec;
-    // Hot path: no extra await when connected.
-    const client = this.client && this.status === "connected" ? this.client : await this.connectedClient(signal);
-    if (!client) {
-      return err(`MCP server "${s.label}" is not connected (${this.status}${this.error ? `: ${this.error}` : ""}); ${tool} was not called.`);
-    }
-    try {
-      const res = (await client.request(
-        { method: "tools/call", params: { name: tool, arguments: (args ?? {}) as Record<string, unknown> } },
-        ResultSchema,
-        { signal, timeout: s.callTimeoutMs ?? NO_TIMEOUT },
-      )) as Lenient;
-      return toToolResult(res);
-    } catch (e) {
-      if (signal.aborted) throw e;
-      if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
-        return err(`MCP tool ${tool} on server "${s.label}" timed out after ${s.callTimeoutMs ?? NO_TIMEOUT} ms (server config "timeout" in ${s.file} ${s.jsonPath}).`);
-      }
-      const died = (e instanceof McpError && e.code === ErrorCode.ConnectionClosed) || this.client !== client;
-      if (died) {
-        await tick();
-        return err(this.withStderr(`MCP server "${s.label}" exited during the call to ${tool}; it is being restarted. The call may or may not have taken effect.`));
-      }
-      return err(`MCP tool ${tool} on server "${s.label}" failed: ${errorMessage(e)}`);
-    }
+    return client
+      .request({ method: "tools/call", params: { name: tool, arguments: (args ?? {}) as Record<string, unknown> } }, ResultSchema, { signal, timeout: s.callTimeoutMs ?? NO_TIMEOUT })
+      .then(
+        (res) => toToolResult(res as Lenient),
+        async (e: unknown) => {
+          if (signal.aborted) throw e;
+          if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
+            return err(`MCP tool ${tool} on server "${s.label}" timed out after ${s.callTimeoutMs ?? NO_TIMEOUT} ms (server config "timeout" in ${s.file} ${s.jsonPath}).`);
+          }
+          const died = (e instanceof McpError && e.code === ErrorCode.ConnectionClosed) || this.client !== client;
+          if (died) {
+            await tick();
+            return err(this.withStderr(`MCP server "${s.label}" exited during the call to ${tool}; it is being restarted. The call may or may not have taken effect.`));
+          }
+          return err(`MCP tool ${tool} on server "${s.label}" failed: ${errorMessage(e)}`);
+        },
+      );
   }
 
   // --- resources and prompts (read-only pass-through for `toolhost serve`) ---------------------
@@ -391,6 +399,48 @@ function describeTarget(s: ServerSpec): string {
 
 function err(text: string): ToolResult {
   return { content: [{ type: "text", text }], isError: true };
+}
+
+/**
+ * The part of AbortSignal that the SDK's `Protocol.request()` and `connectedClient()` use — `aborted`,
+ * `reason`, `throwIfAborted()`, `addEventListener("abort")` / `removeEventListener` — fed by the tool
+ * context's `onAbort`. A real AbortSignal per call costs an AbortController (Node creates it with
+ * `Object.setPrototypeOf` on an EventTarget) plus an EventTarget listener the SDK never removes; in
+ * `toolhost serve` that was several microseconds per call (docs/mcp.md, "Hot path"). Cancellation
+ * behaves the same: an abort makes the SDK send notifications/cancelled upstream and reject the call.
+ */
+export class CallSignal {
+  aborted = false;
+  reason: unknown = undefined;
+  onabort: ((ev: { type: "abort" }) => void) | null = null;
+  private listeners?: Array<(ev: { type: "abort" }) => void> = undefined;
+
+  constructor(ctx: { onAbort?(listener: (reason: unknown) => void): void }) {
+    ctx.onAbort!((reason) => this.abort(reason));
+  }
+
+  throwIfAborted(): void {
+    if (this.aborted) throw this.reason;
+  }
+
+  addEventListener(type: string, listener: (ev: { type: "abort" }) => void): void {
+    if (type === "abort") (this.listeners ??= []).push(listener);
+  }
+
+  removeEventListener(type: string, listener: (ev: { type: "abort" }) => void): void {
+    if (type === "abort" && this.listeners) this.listeners = this.listeners.filter((l) => l !== listener);
+  }
+
+  private abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    const ev = { type: "abort" as const };
+    const ls = this.listeners;
+    this.listeners = undefined;
+    this.onabort?.(ev);
+    if (ls) for (const l of ls) l(ev);
+  }
 }
 
 export function toToolResult(res: Lenient): ToolResult {
