@@ -297,10 +297,10 @@ export class McpConnection {
 
   /**
    * Call a tool on this server. `cancel` is the tool call's context (its `onAbort` is used when
-   * present: see CallSignal) or a plain AbortSignal.
+   * present: see LightSignal) or a plain AbortSignal.
    */
   callTool(tool: string, args: unknown, cancel: AbortSignal | Pick<ToolCallContext, "signal" | "onAbort">): Promise<ToolResult> {
-    const signal: AbortSignal = cancel instanceof AbortSignal ? cancel : cancel.onAbort ? (new CallSignal(cancel) as unknown as AbortSignal) : cancel.signal;
+    const signal: AbortSignal = cancel instanceof AbortSignal ? cancel : cancel.onAbort ? new LightSignal(cancel).asSignal : cancel.signal;
     // Hot path (connected): one promise chain, no async frame of its own.
     if (this.client && this.status === "connected") return this.request(this.client, tool, args, signal);
     return this.connectedClient(signal).then((client) =>
@@ -402,21 +402,23 @@ function err(text: string): ToolResult {
 }
 
 /**
- * The part of AbortSignal that the SDK's `Protocol.request()` and `connectedClient()` use — `aborted`,
- * `reason`, `throwIfAborted()`, `addEventListener("abort")` / `removeEventListener` — fed by the tool
- * context's `onAbort`. A real AbortSignal per call costs an AbortController (Node creates it with
- * `Object.setPrototypeOf` on an EventTarget) plus an EventTarget listener the SDK never removes; in
- * `toolhost serve` that was several microseconds per call (docs/mcp.md, "Hot path"). Cancellation
- * behaves the same: an abort makes the SDK send notifications/cancelled upstream and reject the call.
+ * The part of AbortSignal that the SDK's `Protocol.request()`, `connectedClient()` and the executor's
+ * caller-signal handling use — `aborted`, `reason`, `throwIfAborted()`, `addEventListener("abort")` /
+ * `removeEventListener`, `onabort` — aborted by calling `abort()`. A real AbortSignal per call costs an
+ * AbortController (Node builds it with `Object.setPrototypeOf` on an EventTarget) and EventTarget
+ * listeners (the SDK never removes its own); in `toolhost serve` that was several microseconds per
+ * call (docs/mcp.md, "Hot path"). Cancellation behaves the same: an abort makes the SDK send
+ * notifications/cancelled upstream and reject the request.
  */
-export class CallSignal {
+export class LightSignal {
   aborted = false;
   reason: unknown = undefined;
   onabort: ((ev: { type: "abort" }) => void) | null = null;
   private listeners?: Array<(ev: { type: "abort" }) => void> = undefined;
 
-  constructor(ctx: { onAbort?(listener: (reason: unknown) => void): void }) {
-    ctx.onAbort!((reason) => this.abort(reason));
+  /** With a tool call's context: aborted by its `onAbort` (no AbortSignal is created for the call). */
+  constructor(ctx?: { onAbort?(listener: (reason: unknown) => void): void }) {
+    ctx?.onAbort?.((reason) => this.abort(reason));
   }
 
   throwIfAborted(): void {
@@ -428,18 +430,27 @@ export class CallSignal {
   }
 
   removeEventListener(type: string, listener: (ev: { type: "abort" }) => void): void {
-    if (type === "abort" && this.listeners) this.listeners = this.listeners.filter((l) => l !== listener);
+    const ls = this.listeners;
+    if (type !== "abort" || !ls) return;
+    if (ls.length === 1) {
+      if (ls[0] === listener) this.listeners = undefined;
+    } else this.listeners = ls.filter((l) => l !== listener);
   }
 
-  private abort(reason: unknown): void {
+  abort(reason?: unknown): void {
     if (this.aborted) return;
     this.aborted = true;
-    this.reason = reason;
+    this.reason = reason === undefined ? new DOMException("This operation was aborted", "AbortError") : reason;
     const ev = { type: "abort" as const };
     const ls = this.listeners;
     this.listeners = undefined;
     this.onabort?.(ev);
     if (ls) for (const l of ls) l(ev);
+  }
+
+  /** Typed as the AbortSignal it stands in for (structurally it is the part that is used). */
+  get asSignal(): AbortSignal {
+    return this as unknown as AbortSignal;
   }
 }
 

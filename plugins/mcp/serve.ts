@@ -18,6 +18,7 @@ import {
   CallToolRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
+  type JSONRPCNotification,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
@@ -27,7 +28,7 @@ import {
 import { errorMessage, flag, stableStringify, type AskAnswer, type AskRequest, type Host, type Tool, type ToolResult } from "../../core/index.ts";
 import { mcpManagerOf, type McpManager } from "./index.ts";
 import { assignNames } from "./names.ts";
-import type { McpConnection } from "./connection.ts";
+import { LightSignal, type McpConnection } from "./connection.ts";
 
 export const SERVE_TAP = "toolhost-serve";
 const VERSION = "0.1.0";
@@ -77,6 +78,8 @@ export class ClientSession {
   /** Counts sent list_changed notifications (tests, diagnostics). */
   listChangedSent = 0;
   private closed = false;
+  /** Calls in flight, by JSON-RPC request id: their cancellation signals. */
+  private readonly inflight = new Map<string | number, LightSignal>();
 
   constructor(
     private readonly hub: McpServeHub,
@@ -100,15 +103,24 @@ export class ClientSession {
       return { tools: v.tools };
     });
 
+    // Client cancellations reach calls through a LightSignal per request (see watchCancellations);
+    // without that hook, through the SDK's own per-request AbortSignal.
+    const cheapCancel = this.watchCancellations();
     server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
       const { name, arguments: args } = req.params;
-      const outcome = await host.execute(name, args ?? {}, {
-        source: "mcp",
-        sessionId,
-        signal: extra.signal,
-        onAsk: (r) => this.ask(r, extra.requestId),
-      });
-      return toCallResult(outcome.result);
+      let signal: AbortSignal = extra.signal;
+      if (cheapCancel) {
+        const light = new LightSignal();
+        if (extra.signal.aborted) light.abort(extra.signal.reason);
+        this.inflight.set(extra.requestId, light);
+        signal = light.asSignal;
+      }
+      try {
+        const outcome = await host.execute(name, args ?? {}, { source: "mcp", sessionId, signal, onAsk: (r) => this.ask(r, extra.requestId) });
+        return toCallResult(outcome.result);
+      } finally {
+        if (cheapCancel) this.inflight.delete(extra.requestId);
+      }
     });
 
     server.setRequestHandler(ListResourcesRequestSchema, async () => {
@@ -151,6 +163,27 @@ export class ClientSession {
     });
 
     server.onclose = () => this.close();
+  }
+
+  /**
+   * Route notifications/cancelled to the in-flight call's LightSignal, then to the SDK's own handling
+   * (which aborts its per-request controller, so no response is sent for a cancelled request).
+   * Listening on the SDK's per-request AbortSignal instead costs an EventTarget listener added and
+   * removed per call (several microseconds in Node; bench/mcp.ts). This wraps the SDK's registered
+   * handler, which the SDK keeps in a (TypeScript-)private map: when that is not there (another SDK
+   * version), it returns false and calls keep listening on the SDK's signal.
+   */
+  private watchCancellations(): boolean {
+    const handlers = (this.server as unknown as { _notificationHandlers?: unknown })._notificationHandlers;
+    if (!(handlers instanceof Map)) return false;
+    const sdk = handlers.get("notifications/cancelled") as ((n: JSONRPCNotification) => Promise<void>) | undefined;
+    if (typeof sdk !== "function") return false;
+    handlers.set("notifications/cancelled", (n: JSONRPCNotification) => {
+      const p = n.params as { requestId?: string | number; reason?: unknown } | undefined;
+      if (p?.requestId !== undefined) this.inflight.get(p.requestId)?.abort(p.reason === undefined ? "cancelled by the MCP client" : String(p.reason));
+      return sdk(n);
+    });
+    return true;
   }
 
   connect(transport: Transport): Promise<void> {
@@ -238,6 +271,9 @@ export class ClientSession {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    // The connection is gone: interrupt what is still running for it (the SDK aborts its own signals too).
+    for (const l of this.inflight.values()) l.abort("the MCP client disconnected");
+    this.inflight.clear();
     this.hub.sessions.delete(this);
   }
 }

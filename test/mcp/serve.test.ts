@@ -16,7 +16,7 @@ import { createHost, type Host } from "../../core/index.ts";
 import { McpServeHub, parseResourceUri, resourceUri } from "../../plugins/mcp/serve.ts";
 import { alive, HAS_PERMISSIONS, HAS_TOOLSEARCH, INSPECTOR_CLI, NODE, SERVERS, stdio, TOOLHOST_BIN, tmpDir, waitFor, writeJson, writePolicyPlugin } from "./helpers.ts";
 
-const ALLOW = ["mcp__quirky__echo", "mcp__quirky__add_tool", "mcp__quirky__remove_tool", "mcp__quirky__pid", "mcp__quirky__zz_*", "mcp__memory__*", "ToolSearch"];
+const ALLOW = ["mcp__quirky__echo", "mcp__quirky__slow", "mcp__quirky__cancelled", "mcp__quirky__add_tool", "mcp__quirky__remove_tool", "mcp__quirky__pid", "mcp__quirky__zz_*", "mcp__memory__*", "ToolSearch"];
 
 /** A project dir whose config names the quirky fixture (all tools eager) and server-memory. */
 function project(opts: { deny?: string[]; policyDeny?: string[] } = {}): string {
@@ -101,6 +101,27 @@ describe("toolhost serve over stdio with the SDK client", () => {
     const r = await c.client.callTool({ name: "mcp__quirky__no_type", arguments: { q: "x" } });
     expect(r.isError).toBe(true);
     expect(text(r)).toMatch(/did not declare the elicitation capability/);
+  });
+
+  it("a client's cancellation interrupts the call and reaches the upstream server; the cancelled request gets no response", async () => {
+    const count = async () => Number(text(await c.client.callTool({ name: "mcp__quirky__cancelled", arguments: {} })));
+    const before = await count();
+    const errors: unknown[] = [];
+    const prev = c.client.onerror;
+    c.client.onerror = (e) => void errors.push(e);
+    try {
+      const ac = new AbortController();
+      setTimeout(() => ac.abort("user pressed Esc"), 150);
+      await expect(c.client.callTool({ name: "mcp__quirky__slow", arguments: { ms: 5000 } }, undefined, { signal: ac.signal })).rejects.toThrow(/Esc/);
+      // The slow call would take 5 s; the upstream server counts the cancellation long before.
+      await waitFor(async () => (await count()) === before + 1, 4000, "the upstream server to see the cancellation");
+      await new Promise((r) => setTimeout(r, 200));
+      expect(errors.map(String).filter((e) => /unknown message ID/i.test(e))).toEqual([]);
+      // Calls after a cancellation run normally.
+      expect(text(await c.client.callTool({ name: "mcp__quirky__slow", arguments: { ms: 5 } }))).toBe("done");
+    } finally {
+      c.client.onerror = prev;
+    }
   });
 
   it("sends exactly one tools/list_changed when an upstream server adds a tool", async () => {
