@@ -149,6 +149,14 @@ export class Host {
     return s;
   }
 
+  /**
+   * Forget a session — its loaded deferred tools and scratch state — e.g. when its MCP client went
+   * away. A later call with the same id starts a fresh session. Returns whether it existed.
+   */
+  endSession(id: string): boolean {
+    return this.sessions.delete(id);
+  }
+
   /** What the model sees in a session: eager tools, then deferred tools the session loaded, in load order. */
   visibleTools(sessionId?: string): Tool[] {
     const pool = this.pool;
