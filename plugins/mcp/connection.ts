@@ -20,6 +20,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, type Logger, type ToolCallContext, type ToolResult } from "../../core/index.ts";
 import type { ServerSpec } from "./config.ts";
+import { HeadersHelperError, runHeadersHelper } from "./headers-helper.ts";
 
 export type ConnStatus = "pending" | "connected" | "reconnecting" | "failed" | "closed";
 
@@ -52,6 +53,8 @@ type Lenient = { [k: string]: unknown };
 export class McpConnection {
   status: ConnStatus = "pending";
   error?: string;
+  /** JSON path of the config field at fault when the last attempt failed because of it (headersHelper). */
+  errorPath?: string;
   tools: RawTool[] = [];
   /** Bumped whenever `tools` changes. */
   toolsVersion = 0;
@@ -179,7 +182,10 @@ export class McpConnection {
         this.pid = t.pid ?? undefined;
       } else {
         const url = new URL(s.url!);
-        const requestInit = { headers: s.headers };
+        // headersHelper runs at every connection attempt (fresh credentials on reconnect); it wins over `headers`.
+        const headers = s.headersHelper ? { ...s.headers, ...(await runHeadersHelper(s)) } : s.headers;
+        if (this.closed) throw new Error("closed while connecting");
+        const requestInit = { headers };
         if (s.transport === "http") {
           try {
             this.transportUsed = "http";
@@ -209,6 +215,11 @@ export class McpConnection {
       client.onclose = () => this.onUnexpectedClose(client);
     } catch (e) {
       await client.close().catch(() => {});
+      if (e instanceof HeadersHelperError) {
+        this.errorPath = e.path;
+        throw e;
+      }
+      this.errorPath = undefined;
       await tick();
       const msg = e instanceof McpError && e.code === ErrorCode.ConnectionClosed ? "the server exited before it finished starting" : errorMessage(e);
       throw new Error(this.withStderr(`${describeTarget(s)}: ${msg}`));

@@ -92,7 +92,7 @@ export class McpManager {
         } else {
           // A server that cannot start or connect is a run-time status, not a configuration error (config
           // errors — missing command, wrong types — are errors): `toolhost check` still passes offline.
-          collector.problem({ ...where, severity: "warning", message: `MCP server "${s.label}" failed: ${c.error ?? c.status}` });
+          collector.problem({ ...where, ...(c.errorPath ? { path: c.errorPath } : {}), severity: "warning", message: `MCP server "${s.label}" failed: ${c.error ?? c.status}` });
         }
       }),
     );
