@@ -259,7 +259,7 @@ export class Executor {
       } catch (e) {
         own = errorMessage(e);
       }
-      if (isPromise(own) || (!own && tapped(hooks.validateInput))) {
+      if (isPromise(own) || (own == null && tapped(hooks.validateInput))) {
         const pending = own;
         return (async () => {
           let msg: string | undefined;
