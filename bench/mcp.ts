@@ -37,9 +37,24 @@ function pct(xs: number[], p: number): number {
 }
 
 async function connect(command: string, args: string[], cwd?: string, env?: Record<string, string>): Promise<Client> {
-  const c = new Client({ name: "bench", version: "1" });
-  await c.connect(new StdioClientTransport({ command, args, cwd, env, stderr: "ignore" }));
-  return c;
+  return (await connectWithPid(command, args, cwd, env)).client;
+}
+async function connectWithPid(command: string, args: string[], cwd?: string, env?: Record<string, string>): Promise<{ client: Client; pid: number | null }> {
+  const client = new Client({ name: "bench", version: "1" });
+  const transport = new StdioClientTransport({ command, args, cwd, env, stderr: "ignore" });
+  await client.connect(transport);
+  return { client, pid: transport.pid };
+}
+
+/** CPU time (user + system, ms) a process has used so far, from /proc (Linux); undefined elsewhere. */
+function cpuMs(pid: number | null): number | undefined {
+  if (!pid) return undefined;
+  try {
+    const f = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(f[11]) + Number(f[12])) * 10; // clock ticks of 10 ms (CLK_TCK 100)
+  } catch {
+    return undefined;
+  }
 }
 
 /** A project whose config names the given servers and allows everything the bench calls. */
@@ -70,10 +85,11 @@ async function echoLatency(): Promise<void> {
   const rounds = 5;
   // alwaysLoad: the client calls echo by name, as a model would once the tool is visible (no ToolSearch round).
   const dir = project({ everything: { command: NODE, args: [EVERYTHING], alwaysLoad: true } }, ["mcp__everything__echo"]);
-  const ways: Array<{ label: string; client: Client; tool: string; ms: number[]; round: number[] }> = [
-    { label: "direct", client: await connect(NODE, [EVERYTHING]), tool: "echo", ms: [], round: [] },
-    { label: "thin SDK proxy", client: await connect(NODE, [PROXY, NODE, EVERYTHING]), tool: "echo", ms: [], round: [] },
-    { label: "toolhost serve", client: await connect(NODE, [BIN, "serve", "--cwd", dir, "--no-watch"]), tool: "mcp__everything__echo", ms: [], round: [] },
+  const way = async (label: string, tool: string, command: string, args: string[]) => ({ label, tool, ...(await connectWithPid(command, args)), ms: [] as number[], round: [] as number[], cpu0: 0 });
+  const ways = [
+    await way("direct", "echo", NODE, [EVERYTHING]),
+    await way("thin SDK proxy", "echo", NODE, [PROXY, NODE, EVERYTHING]),
+    await way("toolhost serve", "mcp__everything__echo", NODE, [BIN, "serve", "--cwd", dir, "--no-watch"]),
   ];
   // Sanity: every way answers the same.
   for (const w of ways) {
@@ -83,6 +99,7 @@ async function echoLatency(): Promise<void> {
   for (const w of ways) for (let i = 0; i < 500; i++) await w.client.callTool({ name: w.tool, arguments: { message: "warm" } });
   // Interleave call by call, rotating the order, so load bursts on a shared machine hit all three ways
   // alike; several rounds give a spread of the ratio as well as the overall medians.
+  for (const w of ways) w.cpu0 = cpuMs(w.pid) ?? NaN;
   const ratios: number[] = [];
   const perRound = Math.ceil(calls / rounds);
   for (let r = 0; r < rounds; r++) {
@@ -110,6 +127,12 @@ async function echoLatency(): Promise<void> {
   const ratio = median(ways[2]!.ms) / proxy;
   console.log(`toolhost / thin proxy = ${ratio.toFixed(3)} overall; per round ${ratios.map((x) => x.toFixed(2)).join(", ")} (median ${median(ratios).toFixed(3)}); target ≤ 1.15: ${median(ratios) <= 1.15 ? "met" : "NOT met"}`);
   console.log(`toolhost adds ${((median(ways[2]!.ms) - proxy) * 1000).toFixed(0)} µs per call over the bare proxy; load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} CPUs`);
+  // The middle processes' own CPU per call (proxy vs toolhost serve), less sensitive to scheduling
+  // than the round trip: what the pipeline costs in the serve process.
+  const cpu = ways.map((w) => ((cpuMs(w.pid) ?? NaN) - w.cpu0) / w.ms.length);
+  if (Number.isFinite(cpu[1]) && Number.isFinite(cpu[2])) {
+    console.log(`CPU per call in the middle process (/proc, 10 ms ticks): thin proxy ${(cpu[1]! * 1000).toFixed(0)} µs, toolhost serve ${(cpu[2]! * 1000).toFixed(0)} µs (+${((cpu[2]! - cpu[1]!) * 1000).toFixed(0)} µs)`);
+  }
   for (const w of ways) await w.client.close();
 }
 

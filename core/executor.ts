@@ -11,11 +11,11 @@
  */
 import { randomUUID } from "node:crypto";
 import { errorMessage, PluginError } from "./errors.ts";
-import { TRACE, type TraceEntry, type Traced } from "./hooks.ts";
+import { TRACE, type BuildHooks, type TraceEntry, type Traced } from "./hooks.ts";
 import type { Build } from "./build.ts";
 import type { HostView } from "./plugin.ts";
 import type { Session } from "./session.ts";
-import { flag, textResult, type Tool, type ToolResult } from "./tool.ts";
+import { flag, textResult, type Tool, type ToolCallContext, type ToolResult, type ReadFilter } from "./tool.ts";
 
 export type Behavior = "allow" | "deny" | "ask";
 
@@ -153,7 +153,7 @@ export class Executor {
     const ac = new CallAbort();
     // interruptBehavior "block": a user interrupt does not stop the tool (only its timeout does).
     const onOuterAbort = () => {
-      if (call.tool?.interruptBehavior !== "block" || !call.data.has("calling")) ac.abort(opts.signal?.reason);
+      if (call.tool?.interruptBehavior !== "block" || !call.calling) ac.abort(opts.signal?.reason);
       else call.notes.push(`${call.tool.name} kept running after an interrupt (interruptBehavior: block).`);
     };
     opts.signal?.addEventListener("abort", onOuterAbort, { once: true });
@@ -167,7 +167,7 @@ export class Executor {
     }
   }
 
-  private async run(call: CallState, opts: ExecuteOptions, ac: CallAbort): Promise<ExecuteOutcome> {
+  private async run(call: Call, opts: ExecuteOptions, ac: CallAbort): Promise<ExecuteOutcome> {
     const hooks = this.build.hooks;
     const pool = this.build.pool!;
     /** Record a stage in the trace; returns the time, the next stage's start. */
@@ -226,42 +226,55 @@ export class Executor {
     call.input = tapped(hooks.repairInput) ? hooks.repairInput.call(call.rawInput, call) : call.rawInput;
     mark("repairInput", t0);
 
-    // 3-5. validate, validateInput, deny, permission (again after a PreToolUse rewrite)
-    const check = async (): Promise<ExecuteOutcome | undefined> => {
-      const v = this.validate(call);
-      if (v) return refuse("invalid-input", v);
-      if (tool!.normalizeInput) call.input = tool!.normalizeInput(call.input, { cwd: call.cwd });
-      const t1 = performance.now();
-      let msg: string | undefined;
-      try {
-        // No await (one microtask less) when there is nothing to wait for.
-        const own = tool!.validateInput?.(call.input, { cwd: call.cwd });
-        msg = (own === undefined ? undefined : await own) ?? (tapped(hooks.validateInput) ? await hooks.validateInput.promise(call) : undefined);
-      } catch (e) {
-        msg = errorMessage(e);
-      }
-      mark("validateInput", t1, msg ? "rejected" : "ok");
-      if (msg) return refuse("invalid-input", `Invalid input for ${tool!.name}: ${msg}`);
-      let d: Decision | undefined;
-      try {
-        d = await hooks.deny.promise(call);
-      } catch (e) {
-        d = failClosed(e, "deny");
-      }
-      if (d && d.behavior === "deny") {
-        call.decision = d;
-        return refuse("denied", denialText(tool!.name, d), d);
-      }
-      try {
-        d = await hooks.permission.promise(call);
-      } catch (e) {
-        d = failClosed(e, "permission");
-      }
+    // 3-5. validate, validateInput, deny, permission (again after a PreToolUse rewrite). Synchronous
+    // while every step answers synchronously (the common case), so no promise per stage; a step that
+    // returns a promise makes the rest of the check asynchronous.
+    const decided = (d: Decision | undefined): ExecuteOutcome | undefined => {
       call.decision = d ?? { behavior: "ask", reason: "no rule allows this call" };
       if (call.decision.behavior === "deny") return refuse("denied", denialText(tool!.name, call.decision), call.decision);
       return undefined;
     };
-    const early = await check();
+    const denied = (d: Decision | undefined): MaybePromise<ExecuteOutcome | undefined> => {
+      if (d && d.behavior === "deny") {
+        call.decision = d;
+        return refuse("denied", denialText(tool!.name, d), d);
+      }
+      const p = bailDecision(hooks.permission, call, "permission");
+      return isPromise(p) ? p.then(decided) : decided(p);
+    };
+    const validated = (msg: string | undefined, t1: number): MaybePromise<ExecuteOutcome | undefined> => {
+      mark("validateInput", t1, msg ? "rejected" : "ok");
+      if (msg) return refuse("invalid-input", `Invalid input for ${tool!.name}: ${msg}`);
+      const d = bailDecision(hooks.deny, call, "deny");
+      return isPromise(d) ? d.then(denied) : denied(d);
+    };
+    const check = (): MaybePromise<ExecuteOutcome | undefined> => {
+      const v = this.validate(call);
+      if (v) return refuse("invalid-input", v);
+      if (tool!.normalizeInput) call.input = tool!.normalizeInput(call.input, { cwd: call.cwd });
+      const t1 = performance.now();
+      let own: string | undefined | Promise<string | undefined>;
+      try {
+        own = tool!.validateInput?.(call.input, { cwd: call.cwd });
+      } catch (e) {
+        own = errorMessage(e);
+      }
+      if (isPromise(own) || (own == null && tapped(hooks.validateInput))) {
+        const pending = own;
+        return (async () => {
+          let msg: string | undefined;
+          try {
+            msg = (await pending) ?? (tapped(hooks.validateInput) ? await hooks.validateInput.promise(call) : undefined);
+          } catch (e) {
+            msg = errorMessage(e);
+          }
+          return validated(msg, t1);
+        })();
+      }
+      return validated(own, t1);
+    };
+    const first = check();
+    const early = isPromise(first) ? await first : first;
     if (early) return early;
 
     // 6. PreToolUse (no context object when nothing is tapped)
@@ -346,30 +359,13 @@ export class Executor {
     if (substitute) result = substitute;
     else {
       const timeoutMs = opts.timeoutMs ?? tool.timeoutMs;
-      call.data.set("calling", true);
+      call.calling = true;
       if (opts.signal?.aborted && tool.interruptBehavior !== "block") ac.abort(opts.signal.reason);
       const timer = timeoutMs ? setTimeout(() => ac.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs) : undefined;
       try {
         const res =
           (tapped(hooks.call) ? await hooks.call.promise(call) : undefined) ??
-          (await raceAbort(
-            tool.call(call.input, {
-                get signal() {
-                  return call.signal;
-                },
-                cwd: call.cwd,
-                sessionId: call.sessionId,
-                toolUseId: call.toolUseId,
-                state: call.session.stateFor(tool.name),
-                sessionState: call.session.shared,
-                readFilter: () => (hooks.readFilter.isUsed() ? hooks.readFilter.call(undefined, call) : undefined),
-                progress: (m, f) => {
-                  hooks.progress.call(call, m, f);
-                  opts.onProgress?.(m, f);
-                },
-              }),
-            ac,
-          ));
+          (await raceAbort(tool.call(call.input, new ToolContext(call, tool, ac, hooks.progress, opts.onProgress, hooks.readFilter)), ac));
         result = normalizeResult(res);
         if (result.isError) error = resultTextOf(result);
       } catch (e) {
@@ -400,7 +396,11 @@ export class Executor {
     }
 
     // 10. shape, then notes after the shaped result
-    let shaped = tapped(hooks.shape) ? await hooks.shape.promise(result, call) : result;
+    let shaped = result;
+    if (tapped(hooks.shape)) {
+      const r = runWaterfall(hooks.shape, result, call);
+      shaped = isPromise(r) ? await r : r;
+    }
     if (call.notes.length) shaped = { ...shaped, content: [...shaped.content, { type: "text", text: call.notes.join("\n") }] };
     return finish({
       status: shaped.isError ? "tool-error" : "ok",
@@ -485,6 +485,74 @@ function cloneInput<T>(v: T): T {
   return out as T;
 }
 
+type MaybePromise<T> = T | Promise<T>;
+function isPromise<T>(v: MaybePromise<T>): v is Promise<T> {
+  return !!v && typeof (v as Promise<T>).then === "function";
+}
+
+/**
+ * Direct tap dispatch for the per-call stages. tapable's `promise()` builds a Promise and a
+ * continuation chain on every call even when every tap answers synchronously (the permission
+ * plugin's deny/permission taps, shaping's annotate tap). These runners call the registered tap
+ * functions in tapable's order — each already wrapped by `instrument` (attribution, trace entry,
+ * failure policy) — synchronously until a tap returns a promise. They fall back to tapable when a
+ * hook has callback-style taps or interceptors other than `register` (which only wraps taps).
+ */
+interface DirectHook {
+  taps: Array<{ type: string; fn: (...args: unknown[]) => unknown }>;
+  interceptors: Array<Record<string, unknown>>;
+  promise(...args: unknown[]): Promise<unknown>;
+}
+function directOk(h: DirectHook): boolean {
+  for (const t of h.taps) if (t.type !== "sync" && t.type !== "promise") return false;
+  for (const i of h.interceptors) if (i.call || i.tap || i.loop || i.result || i.error || i.done || i.context) return false;
+  return true;
+}
+function tapResult(tap: { type: string; fn: (...args: unknown[]) => unknown }, r: unknown): unknown {
+  if (tap.type === "promise" && !isPromise(r)) throw new Error(`Tap function (tapPromise) did not return promise (returned ${String(r)})`);
+  return r;
+}
+/** AsyncSeriesBail with one argument: the first non-undefined answer. */
+function runBail<R>(hook: object, arg: unknown): MaybePromise<R | undefined> {
+  const h = hook as DirectHook;
+  if (!directOk(h)) return h.promise(arg) as Promise<R | undefined>;
+  return bailFrom<R>(h.taps, 0, arg);
+}
+function bailFrom<R>(taps: DirectHook["taps"], from: number, arg: unknown): MaybePromise<R | undefined> {
+  for (let i = from; i < taps.length; i++) {
+    const tap = taps[i]!;
+    const r = tapResult(tap, tap.fn(arg));
+    if (tap.type === "promise") return (r as Promise<R | undefined>).then((v) => (v !== undefined ? v : bailFrom<R>(taps, i + 1, arg)));
+    if (r !== undefined) return r as R;
+  }
+  return undefined;
+}
+/** AsyncSeriesWaterfall with two arguments: each answer (unless undefined) replaces the value. */
+function runWaterfall<T>(hook: object, value: T, rest: unknown): MaybePromise<T> {
+  const h = hook as DirectHook;
+  if (!directOk(h)) return h.promise(value, rest) as Promise<T>;
+  return waterfallFrom(h.taps, 0, value, rest);
+}
+function waterfallFrom<T>(taps: DirectHook["taps"], from: number, value: T, rest: unknown): MaybePromise<T> {
+  for (let i = from; i < taps.length; i++) {
+    const tap = taps[i]!;
+    const r = tapResult(tap, tap.fn(value, rest));
+    if (tap.type === "promise") return (r as Promise<T | undefined>).then((v) => waterfallFrom(taps, i + 1, v !== undefined ? v : value, rest));
+    if (r !== undefined) value = r as T;
+  }
+  return value;
+}
+/** deny / permission: a throw or rejection fails closed. */
+function bailDecision(hook: object, call: CallState, stage: string): MaybePromise<Decision | undefined> {
+  let d: MaybePromise<Decision | undefined>;
+  try {
+    d = runBail<Decision>(hook, call);
+  } catch (e) {
+    return failClosed(e, stage);
+  }
+  return isPromise(d) ? d.catch((e: unknown) => failClosed(e, stage)) : d;
+}
+
 /** A call's state: a class, so every call has the same shape (cheaper than an object literal with a getter). */
 class Call implements CallState {
   [TRACE]: TraceEntry[];
@@ -497,7 +565,9 @@ class Call implements CallState {
   readonly dryRun: boolean;
   decision?: Decision = undefined;
   readonly notes: string[] = [];
-  readonly data = new Map<string, unknown>();
+  private dataMap?: Map<string, unknown> = undefined;
+  /** Set when the tool itself is being called (interruptBehavior "block" keeps it running). */
+  calling = false;
   readonly startedAt = Date.now();
   readonly maxOutputChars?: number;
   constructor(
@@ -520,6 +590,10 @@ class Call implements CallState {
     this.dryRun = !!opts.dryRun;
     this.maxOutputChars = opts.maxOutputChars;
   }
+  /** Created on first use: most calls never use it. */
+  get data(): Map<string, unknown> {
+    return (this.dataMap ??= new Map());
+  }
   /** Created on first use (most calls never read it before the tool runs; see CallAbort). */
   get signal(): AbortSignal {
     return this.cancellation.signal;
@@ -532,14 +606,22 @@ class Call implements CallState {
  * refused calls). So the call's own AbortController is created on the first read of `call.signal`
  * (already aborted if the call was aborted before). It stays one signal per call (never the caller's
  * signal itself: listeners a tool leaves on it, like the MCP SDK's, must not pile up on a long-lived
- * caller signal). An abort also rejects a promise, so the tool is raced without a listener per call.
+ * caller signal). An abort also rejects the pending call promise (raceAbort), so the tool is raced
+ * without a listener per call; tools that only need to be told use ToolCallContext.onAbort (no signal).
  */
 class CallAbort {
   private ac?: AbortController;
-  private rejectAborted?: (e: unknown) => void;
-  private abortedPromise?: Promise<never>;
+  /** Rejects the pending tool call's race (raceAbort), if one is pending. */
+  rejectPending?: (e: unknown) => void = undefined;
+  private listeners?: Array<(reason: unknown) => void> = undefined;
   aborted = false;
   reason: unknown;
+
+  /** ToolCallContext.onAbort: no AbortSignal needed. */
+  onAbort(listener: (reason: unknown) => void): void {
+    if (this.aborted) listener(this.reason);
+    else (this.listeners ??= []).push(listener);
+  }
 
   get signal(): AbortSignal {
     if (!this.ac) {
@@ -557,22 +639,58 @@ class CallAbort {
       this.ac.abort(reason);
       this.reason = this.ac.signal.reason;
     }
-    this.rejectAborted?.(this.reason);
+    this.rejectPending?.(this.reason);
+    const ls = this.listeners;
+    this.listeners = undefined;
+    if (ls) for (const l of ls) l(this.reason);
   }
 
-  get whenAborted(): Promise<never> {
-    if (!this.abortedPromise) {
-      this.abortedPromise = new Promise<never>((_, reject) => (this.rejectAborted = reject));
-      this.abortedPromise.catch(() => {});
-    }
-    return this.abortedPromise;
+}
+
+/** The context a tool is called with: a class (one shape per call; `signal` is created on first read). */
+class ToolContext implements ToolCallContext {
+  readonly cwd: string;
+  readonly sessionId: string;
+  readonly toolUseId: string;
+  readonly state: Map<string, unknown>;
+  readonly sessionState: Map<string, unknown>;
+  constructor(
+    private readonly call: Call,
+    tool: Tool,
+    private readonly cancellation: CallAbort,
+    private readonly progressHook: BuildHooks["progress"],
+    private readonly onProgress: ExecuteOptions["onProgress"],
+    private readonly readFilterHook: BuildHooks["readFilter"],
+  ) {
+    this.cwd = call.cwd;
+    this.sessionId = call.sessionId;
+    this.toolUseId = call.toolUseId;
+    this.state = call.session.stateFor(tool.name);
+    this.sessionState = call.session.shared;
+  }
+  get signal(): AbortSignal {
+    return this.call.signal;
+  }
+  onAbort(listener: (reason: unknown) => void): void {
+    this.cancellation.onAbort(listener);
+  }
+  progress(message: string, fraction?: number): void {
+    this.progressHook.call(this.call, message, fraction);
+    this.onProgress?.(message, fraction);
+  }
+  readFilter(): ReadFilter | undefined {
+    return this.readFilterHook.isUsed() ? this.readFilterHook.call(undefined, this.call) : undefined;
   }
 }
 
 function raceAbort<T>(v: T | Promise<T>, ac: CallAbort): Promise<T> {
   if (ac.aborted) return Promise.reject(ac.reason);
   if (!v || typeof (v as Promise<T>).then !== "function") return Promise.resolve(v);
-  return Promise.race([v as Promise<T>, ac.whenAborted]);
+  // One promise settled by whichever comes first (cheaper than Promise.race with a per-call abort promise).
+  return new Promise<T>((resolve, reject) => {
+    ac.rejectPending = reject;
+    (v as Promise<T>).then(resolve, reject);
+  });
 }
 
 export function normalizeResult(r: unknown): ToolResult {

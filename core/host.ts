@@ -151,6 +151,14 @@ export class Host {
     return s;
   }
 
+  /**
+   * Forget a session — its loaded deferred tools and scratch state — e.g. when its MCP client went
+   * away. A later call with the same id starts a fresh session. Returns whether it existed.
+   */
+  endSession(id: string): boolean {
+    return this.sessions.delete(id);
+  }
+
   /** What the model sees in a session: eager tools, then deferred tools the session loaded, in load order. */
   visibleTools(sessionId?: string): Tool[] {
     const pool = this.pool;
@@ -422,10 +430,12 @@ export class Host {
     return Object.freeze(ctx);
   }
 
-  async execute(name: string, input: unknown, opts: ExecuteOptions = {}): Promise<ExecuteOutcome> {
+  // Not async and no options copy unless needed: this is every call's entry (bench/mcp.ts).
+  execute(name: string, input: unknown, opts: ExecuteOptions = {}): Promise<ExecuteOutcome> {
     const cur = this.current;
-    if (!cur) throw new Error("host is not started");
-    return cur.executor.execute(name, input, { onAsk: this.options.onAsk, ...opts });
+    if (!cur) return Promise.reject(new Error("host is not started"));
+    const onAsk = this.options.onAsk;
+    return cur.executor.execute(name, input, onAsk && !("onAsk" in opts) ? { onAsk, ...opts } : opts);
   }
 
   /**

@@ -26,6 +26,12 @@ export interface ToolResult {
 export interface ToolCallContext {
   /** Aborted on timeout, on interrupt, or when the host shuts down. */
   signal: AbortSignal;
+  /**
+   * Run `listener` once if the call is aborted (with the abort reason; at once if it already was).
+   * Cheaper than `signal` on a hot path: no AbortSignal is created for a call that only needs to be
+   * told (reading `signal` creates one per call). Optional for callers that build a context by hand.
+   */
+  onAbort?(listener: (reason: unknown) => void): void;
   /** Working directory of the host (absolute). */
   cwd: string;
   /** The session (conversation) the call belongs to. */

@@ -30,6 +30,12 @@ export interface ServerSpec {
   cwd?: string;
   url?: string;
   headers: Record<string, string>;
+  /** Command printing a JSON object of headers, merged over `headers` at each connect (http/sse; headers-helper.ts). */
+  headersHelper?: string;
+  /** toolhost extension: how long the headersHelper may run (ms; default 10 000). */
+  headersHelperTimeoutMs?: number;
+  /** Where relative paths of this entry resolve: the plugin root, or the project directory. */
+  baseDir: string;
   /** toolhost extension: only these tools (names or `*` globs of the server's own tool names). */
   include?: string[];
   /** toolhost extension: drop these tools. */
@@ -46,7 +52,7 @@ export interface ServerSpec {
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;
 
 /** Keys toolhost understands in a server entry; others are ignored (Claude Code fields like oauth) with no error. */
-const KNOWN_KEYS = new Set(["type", "command", "args", "env", "cwd", "url", "headers", "timeout", "alwaysLoad", "include", "exclude", "startupTimeout", "disabled", "headersHelper", "oauth"]);
+const KNOWN_KEYS = new Set(["type", "command", "args", "env", "cwd", "url", "headers", "timeout", "alwaysLoad", "include", "exclude", "startupTimeout", "disabled", "headersHelper", "headersHelperTimeout", "oauth"]);
 
 /** Expand `${VAR}` and `${VAR:-default}`; unset variables without a default stay literal and are reported. */
 export function expandVars(value: string, env: NodeJS.ProcessEnv, missing: Set<string>): string {
@@ -160,6 +166,20 @@ export function resolveServers(
           if (typeof c.startupTimeout !== "number" || !(c.startupTimeout > 0)) problem(`"startupTimeout" must be a positive number of milliseconds`, "warning", "/startupTimeout");
           else startupTimeoutMs = c.startupTimeout;
         }
+        let headersHelper: string | undefined;
+        let headersHelperTimeoutMs: number | undefined;
+        if (c.headersHelper !== undefined) {
+          if (typeof c.headersHelper !== "string" || !c.headersHelper.trim()) {
+            problem(`"headersHelper" must be a command (a non-empty string) that prints a JSON object of headers`, "error", "/headersHelper");
+            continue;
+          }
+          if (transport === "stdio") problem(`"headersHelper" applies to http/sse servers only; ignored for a stdio server`, "warning", "/headersHelper");
+          else headersHelper = x(c.headersHelper);
+        }
+        if (c.headersHelperTimeout !== undefined) {
+          if (typeof c.headersHelperTimeout !== "number" || !(c.headersHelperTimeout > 0)) problem(`"headersHelperTimeout" must be a positive number of milliseconds`, "warning", "/headersHelperTimeout");
+          else headersHelperTimeoutMs = c.headersHelperTimeout;
+        }
         const baseDir = lp.kind === "plugin" ? lp.root : opts.cwd;
         const spec: ServerSpec = {
           name,
@@ -176,6 +196,9 @@ export function resolveServers(
           cwd: typeof c.cwd === "string" ? path.resolve(baseDir, x(c.cwd)) : undefined,
           url: typeof c.url === "string" ? x(c.url) : undefined,
           headers,
+          headersHelper,
+          headersHelperTimeoutMs,
+          baseDir,
           include,
           exclude,
           callTimeoutMs,
@@ -195,7 +218,7 @@ export function resolveServers(
           }
         }
         spec.key = createHash("sha256")
-          .update(stableStringify({ s: spec.segment, t: spec.transport, c: spec.command, a: spec.args, e: spec.env, d: spec.cwd ?? opts.cwd, u: spec.url, h: spec.headers, st: spec.startupTimeoutMs }))
+          .update(stableStringify({ s: spec.segment, t: spec.transport, c: spec.command, a: spec.args, e: spec.env, d: spec.cwd ?? opts.cwd, u: spec.url, h: spec.headers, hh: spec.headersHelper, hd: spec.headersHelper ? baseDir : undefined, st: spec.startupTimeoutMs }))
           .digest("hex")
           .slice(0, 16);
         const dup = bySegment.get(segment);

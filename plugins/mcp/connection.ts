@@ -18,8 +18,9 @@ import {
   ResultSchema,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { errorMessage, type Logger, type ToolResult } from "../../core/index.ts";
+import { errorMessage, type Logger, type ToolCallContext, type ToolResult } from "../../core/index.ts";
 import type { ServerSpec } from "./config.ts";
+import { HeadersHelperError, runHeadersHelper } from "./headers-helper.ts";
 
 export type ConnStatus = "pending" | "connected" | "reconnecting" | "failed" | "closed";
 
@@ -52,6 +53,8 @@ type Lenient = { [k: string]: unknown };
 export class McpConnection {
   status: ConnStatus = "pending";
   error?: string;
+  /** JSON path of the config field at fault when the last attempt failed because of it (headersHelper). */
+  errorPath?: string;
   tools: RawTool[] = [];
   /** Bumped whenever `tools` changes. */
   toolsVersion = 0;
@@ -179,7 +182,10 @@ export class McpConnection {
         this.pid = t.pid ?? undefined;
       } else {
         const url = new URL(s.url!);
-        const requestInit = { headers: s.headers };
+        // headersHelper runs at every connection attempt (fresh credentials on reconnect); it wins over `headers`.
+        const headers = s.headersHelper ? { ...s.headers, ...(await runHeadersHelper(s)) } : s.headers;
+        if (this.closed) throw new Error("closed while connecting");
+        const requestInit = { headers };
         if (s.transport === "http") {
           try {
             this.transportUsed = "http";
@@ -209,6 +215,11 @@ export class McpConnection {
       client.onclose = () => this.onUnexpectedClose(client);
     } catch (e) {
       await client.close().catch(() => {});
+      if (e instanceof HeadersHelperError) {
+        this.errorPath = e.path;
+        throw e;
+      }
+      this.errorPath = undefined;
       await tick();
       const msg = e instanceof McpError && e.code === ErrorCode.ConnectionClosed ? "the server exited before it finished starting" : errorMessage(e);
       throw new Error(this.withStderr(`${describeTarget(s)}: ${msg}`));
@@ -295,32 +306,40 @@ export class McpConnection {
     return this.status === "connected" ? this.client : undefined;
   }
 
-  async callTool(tool: string, args: unknown, signal: AbortSignal): Promise<ToolResult> {
+  /**
+   * Call a tool on this server. `cancel` is the tool call's context (its `onAbort` is used when
+   * present: see LightSignal) or a plain AbortSignal.
+   */
+  callTool(tool: string, args: unknown, cancel: AbortSignal | Pick<ToolCallContext, "signal" | "onAbort">): Promise<ToolResult> {
+    const signal: AbortSignal = cancel instanceof AbortSignal ? cancel : cancel.onAbort ? new LightSignal(cancel).asSignal : cancel.signal;
+    // Hot path (connected): one promise chain, no async frame of its own.
+    if (this.client && this.status === "connected") return this.request(this.client, tool, args, signal);
+    return this.connectedClient(signal).then((client) =>
+      client
+        ? this.request(client, tool, args, signal)
+        : err(`MCP server "${this.spec.label}" is not connected (${this.status}${this.error ? `: ${this.error}` : ""}); ${tool} was not called.`),
+    );
+  }
+
+  private request(client: Client, tool: string, args: unknown, signal: AbortSignal): Promise<ToolResult> {
     const s = this.spec;
-    // Hot path: no extra await when connected.
-    const client = this.client && this.status === "connected" ? this.client : await this.connectedClient(signal);
-    if (!client) {
-      return err(`MCP server "${s.label}" is not connected (${this.status}${this.error ? `: ${this.error}` : ""}); ${tool} was not called.`);
-    }
-    try {
-      const res = (await client.request(
-        { method: "tools/call", params: { name: tool, arguments: (args ?? {}) as Record<string, unknown> } },
-        ResultSchema,
-        { signal, timeout: s.callTimeoutMs ?? NO_TIMEOUT },
-      )) as Lenient;
-      return toToolResult(res);
-    } catch (e) {
-      if (signal.aborted) throw e;
-      if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
-        return err(`MCP tool ${tool} on server "${s.label}" timed out after ${s.callTimeoutMs ?? NO_TIMEOUT} ms (server config "timeout" in ${s.file} ${s.jsonPath}).`);
-      }
-      const died = (e instanceof McpError && e.code === ErrorCode.ConnectionClosed) || this.client !== client;
-      if (died) {
-        await tick();
-        return err(this.withStderr(`MCP server "${s.label}" exited during the call to ${tool}; it is being restarted. The call may or may not have taken effect.`));
-      }
-      return err(`MCP tool ${tool} on server "${s.label}" failed: ${errorMessage(e)}`);
-    }
+    return client
+      .request({ method: "tools/call", params: { name: tool, arguments: (args ?? {}) as Record<string, unknown> } }, ResultSchema, { signal, timeout: s.callTimeoutMs ?? NO_TIMEOUT })
+      .then(
+        (res) => toToolResult(res as Lenient),
+        async (e: unknown) => {
+          if (signal.aborted) throw e;
+          if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
+            return err(`MCP tool ${tool} on server "${s.label}" timed out after ${s.callTimeoutMs ?? NO_TIMEOUT} ms (server config "timeout" in ${s.file} ${s.jsonPath}).`);
+          }
+          const died = (e instanceof McpError && e.code === ErrorCode.ConnectionClosed) || this.client !== client;
+          if (died) {
+            await tick();
+            return err(this.withStderr(`MCP server "${s.label}" exited during the call to ${tool}; it is being restarted. The call may or may not have taken effect.`));
+          }
+          return err(`MCP tool ${tool} on server "${s.label}" failed: ${errorMessage(e)}`);
+        },
+      );
   }
 
   // --- resources and prompts (read-only pass-through for `toolhost serve`) ---------------------
@@ -391,6 +410,59 @@ function describeTarget(s: ServerSpec): string {
 
 function err(text: string): ToolResult {
   return { content: [{ type: "text", text }], isError: true };
+}
+
+/**
+ * The part of AbortSignal that the SDK's `Protocol.request()`, `connectedClient()` and the executor's
+ * caller-signal handling use — `aborted`, `reason`, `throwIfAborted()`, `addEventListener("abort")` /
+ * `removeEventListener`, `onabort` — aborted by calling `abort()`. A real AbortSignal per call costs an
+ * AbortController (Node builds it with `Object.setPrototypeOf` on an EventTarget) and EventTarget
+ * listeners (the SDK never removes its own); in `toolhost serve` that was several microseconds per
+ * call (docs/mcp.md, "Hot path"). Cancellation behaves the same: an abort makes the SDK send
+ * notifications/cancelled upstream and reject the request.
+ */
+export class LightSignal {
+  aborted = false;
+  reason: unknown = undefined;
+  onabort: ((ev: { type: "abort" }) => void) | null = null;
+  private listeners?: Array<(ev: { type: "abort" }) => void> = undefined;
+
+  /** With a tool call's context: aborted by its `onAbort` (no AbortSignal is created for the call). */
+  constructor(ctx?: { onAbort?(listener: (reason: unknown) => void): void }) {
+    ctx?.onAbort?.((reason) => this.abort(reason));
+  }
+
+  throwIfAborted(): void {
+    if (this.aborted) throw this.reason;
+  }
+
+  addEventListener(type: string, listener: (ev: { type: "abort" }) => void): void {
+    if (type === "abort") (this.listeners ??= []).push(listener);
+  }
+
+  removeEventListener(type: string, listener: (ev: { type: "abort" }) => void): void {
+    const ls = this.listeners;
+    if (type !== "abort" || !ls) return;
+    if (ls.length === 1) {
+      if (ls[0] === listener) this.listeners = undefined;
+    } else this.listeners = ls.filter((l) => l !== listener);
+  }
+
+  abort(reason?: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason === undefined ? new DOMException("This operation was aborted", "AbortError") : reason;
+    const ev = { type: "abort" as const };
+    const ls = this.listeners;
+    this.listeners = undefined;
+    this.onabort?.(ev);
+    if (ls) for (const l of ls) l(ev);
+  }
+
+  /** Typed as the AbortSignal it stands in for (structurally it is the part that is used). */
+  get asSignal(): AbortSignal {
+    return this as unknown as AbortSignal;
+  }
 }
 
 export function toToolResult(res: Lenient): ToolResult {

@@ -92,7 +92,7 @@ export class McpManager {
         } else {
           // A server that cannot start or connect is a run-time status, not a configuration error (config
           // errors — missing command, wrong types — are errors): `toolhost check` still passes offline.
-          collector.problem({ ...where, severity: "warning", message: `MCP server "${s.label}" failed: ${c.error ?? c.status}` });
+          collector.problem({ ...where, ...(c.errorPath ? { path: c.errorPath } : {}), severity: "warning", message: `MCP server "${s.label}" failed: ${c.error ?? c.status}` });
         }
       }),
     );
@@ -138,7 +138,7 @@ function toTool(conn: McpConnection, raw: RawTool, name: string, nameNotes: stri
     isConcurrencySafe: readOnly,
     userFacingName: `${s.label} - ${typeof raw.title === "string" ? raw.title : typeof ann.title === "string" ? ann.title : raw.name} (MCP)`,
     extra: { _meta: meta, annotations: raw.annotations, jsonPath: s.jsonPath, title: raw.title },
-    call: (input, ctx) => conn.callTool(raw.name, input, ctx.signal),
+    call: (input, ctx) => conn.callTool(raw.name, input, ctx),
   };
   if (s.callTimeoutMs) tool.timeoutMs = s.callTimeoutMs;
   return tool;

@@ -18,6 +18,7 @@ import {
   CallToolRequestSchema,
   ErrorCode,
   GetPromptRequestSchema,
+  type JSONRPCNotification,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
@@ -27,7 +28,7 @@ import {
 import { errorMessage, flag, stableStringify, type AskAnswer, type AskRequest, type Host, type Tool, type ToolResult } from "../../core/index.ts";
 import { mcpManagerOf, type McpManager } from "./index.ts";
 import { assignNames } from "./names.ts";
-import type { McpConnection } from "./connection.ts";
+import { LightSignal, type McpConnection } from "./connection.ts";
 
 export const SERVE_TAP = "toolhost-serve";
 const VERSION = "0.1.0";
@@ -77,6 +78,8 @@ export class ClientSession {
   /** Counts sent list_changed notifications (tests, diagnostics). */
   listChangedSent = 0;
   private closed = false;
+  /** Calls in flight, by JSON-RPC request id: their cancellation signals. */
+  private readonly inflight = new Map<string | number, LightSignal>();
 
   constructor(
     private readonly hub: McpServeHub,
@@ -100,15 +103,24 @@ export class ClientSession {
       return { tools: v.tools };
     });
 
+    // Client cancellations reach calls through a LightSignal per request (see watchCancellations);
+    // without that hook, through the SDK's own per-request AbortSignal.
+    const cheapCancel = this.watchCancellations();
     server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
       const { name, arguments: args } = req.params;
-      const outcome = await host.execute(name, args ?? {}, {
-        source: "mcp",
-        sessionId,
-        signal: extra.signal,
-        onAsk: (r) => this.ask(r, extra.requestId),
-      });
-      return toCallResult(outcome.result);
+      let signal: AbortSignal = extra.signal;
+      if (cheapCancel) {
+        const light = new LightSignal();
+        if (extra.signal.aborted) light.abort(extra.signal.reason);
+        this.inflight.set(extra.requestId, light);
+        signal = light.asSignal;
+      }
+      try {
+        const outcome = await host.execute(name, args ?? {}, { source: "mcp", sessionId, signal, onAsk: (r) => this.ask(r, extra.requestId) });
+        return toCallResult(outcome.result);
+      } finally {
+        if (cheapCancel) this.inflight.delete(extra.requestId);
+      }
     });
 
     server.setRequestHandler(ListResourcesRequestSchema, async () => {
@@ -151,6 +163,27 @@ export class ClientSession {
     });
 
     server.onclose = () => this.close();
+  }
+
+  /**
+   * Route notifications/cancelled to the in-flight call's LightSignal, then to the SDK's own handling
+   * (which aborts its per-request controller, so no response is sent for a cancelled request).
+   * Listening on the SDK's per-request AbortSignal instead costs an EventTarget listener added and
+   * removed per call (several microseconds in Node; bench/mcp.ts). This wraps the SDK's registered
+   * handler, which the SDK keeps in a (TypeScript-)private map: when that is not there (another SDK
+   * version), it returns false and calls keep listening on the SDK's signal.
+   */
+  private watchCancellations(): boolean {
+    const handlers = (this.server as unknown as { _notificationHandlers?: unknown })._notificationHandlers;
+    if (!(handlers instanceof Map)) return false;
+    const sdk = handlers.get("notifications/cancelled") as ((n: JSONRPCNotification) => Promise<void>) | undefined;
+    if (typeof sdk !== "function") return false;
+    handlers.set("notifications/cancelled", (n: JSONRPCNotification) => {
+      const p = n.params as { requestId?: string | number; reason?: unknown } | undefined;
+      if (p?.requestId !== undefined) this.inflight.get(p.requestId)?.abort(p.reason === undefined ? "cancelled by the MCP client" : String(p.reason));
+      return sdk(n);
+    });
+    return true;
   }
 
   connect(transport: Transport): Promise<void> {
@@ -238,6 +271,11 @@ export class ClientSession {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    // The connection is gone: interrupt what is still running for it (the SDK aborts its own signals too).
+    for (const l of this.inflight.values()) l.abort("the MCP client disconnected");
+    this.inflight.clear();
+    // Its loaded deferred tools and scratch state go with it (one host session per client connection).
+    this.hub.host.endSession(this.sessionId);
     this.hub.sessions.delete(this);
   }
 }
@@ -295,9 +333,37 @@ export async function serveStdio(hub: McpServeHub): Promise<void> {
   await transport.close().catch(() => {});
 }
 
-/** Serve Streamable HTTP on 127.0.0.1:port at /mcp; one session (and host session) per MCP session id. */
-export async function serveHttp(hub: McpServeHub, port: number, hostname = "127.0.0.1"): Promise<{ server: http.Server; url: string; close(): Promise<void> }> {
-  const entries = new Map<string, { transport: StreamableHTTPServerTransport; session: ClientSession }>();
+export interface HttpServeOptions {
+  /**
+   * Close a session after this many ms without a request and with no request or stream open
+   * (a client that went away without DELETE). Default 30 minutes; 0 disables.
+   */
+  idleMs?: number;
+}
+
+export const DEFAULT_HTTP_IDLE_MS = 30 * 60_000;
+
+/**
+ * Serve Streamable HTTP on 127.0.0.1:port at /mcp; one session (and host session) per MCP session id.
+ * A session ends — its transport closed, its server instance and host session dropped — when the
+ * client DELETEs it (the SDK's terminateSession), when its transport closes, or after `idleMs` with no
+ * request and nothing open (clients that vanish without DELETE).
+ */
+export async function serveHttp(
+  hub: McpServeHub,
+  port: number,
+  hostname = "127.0.0.1",
+  opts: HttpServeOptions = {},
+): Promise<{ server: http.Server; url: string; sessionCount(): number; close(): Promise<void> }> {
+  type Entry = { transport: StreamableHTTPServerTransport; session: ClientSession; lastSeen: number; open: number; ended?: string };
+  const entries = new Map<string, Entry>();
+  const idleMs = opts.idleMs ?? DEFAULT_HTTP_IDLE_MS;
+  /** Close one session (once) and say why on stderr. */
+  const end = (e: Entry, why: string): Promise<void> => {
+    if (e.ended) return Promise.resolve();
+    e.ended = why;
+    return e.transport.close().catch((err) => hub.log(`[serve http] closing session ${e.transport.sessionId}: ${errorMessage(err)}`));
+  };
   const server = http.createServer((req, res) => {
     void (async () => {
       const url = new URL(req.url ?? "/", `http://${hostname}`);
@@ -310,41 +376,69 @@ export async function serveHttp(hub: McpServeHub, port: number, hostname = "127.
       if (!entry) {
         if (req.method !== "POST" || sid) {
           res.writeHead(sid ? 404 : 400, { "content-type": "application/json" }).end(
-            JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: sid ? "unknown MCP session id" : "no MCP session: send initialize first" }, id: null }),
+            JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: sid ? "unknown MCP session id (it ended or expired: initialize a new session)" : "no MCP session: send initialize first" }, id: null }),
           );
           return;
         }
         const session = hub.createSession();
         const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),
-          onsessioninitialized: (id) => void entries.set(id, e),
+          onsessioninitialized: (id) => {
+            entries.set(id, e);
+            hub.log(`[serve http] session ${id} opened (host session ${session.sessionId})`);
+          },
+          onsessionclosed: () => void (e.ended ??= "the client ended it (DELETE)"),
         });
-        const e = { transport, session };
+        const e: Entry = { transport, session, lastSeen: Date.now(), open: 0 };
         transport.onclose = () => {
-          if (transport.sessionId) entries.delete(transport.sessionId);
+          const id = transport.sessionId;
+          if (id && entries.get(id) === e) {
+            entries.delete(id);
+            hub.log(`[serve http] session ${id} closed: ${e.ended ?? "transport closed"}`);
+          }
           session.close();
         };
         await session.connect(transport);
         entry = e;
       }
-      await entry.transport.handleRequest(req, res);
-    })().catch((e) => {
-      hub.log(`[serve http] ${errorMessage(e)}`);
+      const e = entry;
+      e.lastSeen = Date.now();
+      e.open++;
+      res.once("close", () => {
+        e.open--;
+        e.lastSeen = Date.now();
+      });
+      await e.transport.handleRequest(req, res);
+    })().catch((err) => {
+      hub.log(`[serve http] ${errorMessage(err)}`);
       if (!res.headersSent) res.writeHead(500).end();
     });
   });
+  const sweeper =
+    idleMs > 0
+      ? setInterval(
+          () => {
+            const now = Date.now();
+            for (const e of entries.values()) if (e.open === 0 && now - e.lastSeen >= idleMs) void end(e, `idle for ${Math.round((now - e.lastSeen) / 1000)} s (no request, nothing open)`);
+          },
+          Math.max(50, Math.min(idleMs / 4, 60_000)),
+        )
+      : undefined;
+  sweeper?.unref();
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, hostname, () => resolve());
   });
   const addr = server.address() as { port: number };
   const url = `http://${hostname}:${addr.port}/mcp`;
-  hub.log(`toolhost serve: Streamable HTTP on ${url}`);
+  hub.log(`toolhost serve: Streamable HTTP on ${url}${idleMs > 0 ? ` (idle sessions close after ${idleMs / 1000} s)` : ""}`);
   return {
     server,
     url,
+    sessionCount: () => entries.size,
     async close() {
-      for (const e of entries.values()) await e.transport.close().catch(() => {});
+      if (sweeper) clearInterval(sweeper);
+      await Promise.all([...entries.values()].map((e) => end(e, "the server is shutting down")));
       await new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections?.();
     },

@@ -241,6 +241,37 @@ describe("quirky fixture server", () => {
   });
 });
 
+describe("interrupting an MCP call", () => {
+  let host: Host;
+  beforeAll(async () => {
+    const dir = tmpDir();
+    // No per-server timeout: only the interrupt can cancel the slow call.
+    writeJson(path.join(dir, "toolhost.config.json"), { mcpServers: { quirky: stdio(SERVERS.quirky, [], { include: ["slow", "cancelled"] }) } });
+    host = await createHost({ cwd: dir });
+  });
+  afterAll(async () => {
+    await host?.close();
+  });
+
+  it("cancels the upstream request when the call is interrupted (notifications/cancelled reaches the server)", async () => {
+    const opts = { yes: true, autoLoadDeferred: true };
+    const count = async () => Number(resultText((await host.execute("mcp__quirky__cancelled", {}, opts)).result));
+    const before = await count();
+    const ac = new AbortController();
+    const t0 = Date.now();
+    setTimeout(() => ac.abort(new Error("user pressed Esc")), 150);
+    const o = await host.execute("mcp__quirky__slow", { ms: 5000 }, { ...opts, signal: ac.signal });
+    expect(Date.now() - t0).toBeLessThan(3000);
+    expect(o.result.isError).toBe(true);
+    expect(resultText(o.result)).toMatch(/mcp__quirky__slow was interrupted: user pressed Esc/);
+    await waitFor(async () => (await count()) === before + 1, 5000, "the server to see the cancellation");
+    // A call that is not interrupted is not cancelled.
+    expect(resultText((await host.execute("mcp__quirky__slow", { ms: 10 }, opts)).result)).toBe("done");
+    expect(await count()).toBe(before + 1);
+  });
+
+});
+
 describe("startup timeout", () => {
   it("a slow server never blocks the others; its tools arrive when it is ready", async () => {
     const dir = tmpDir();

@@ -16,7 +16,7 @@ import { createHost, type Host } from "../../core/index.ts";
 import { McpServeHub, parseResourceUri, resourceUri } from "../../plugins/mcp/serve.ts";
 import { alive, HAS_PERMISSIONS, HAS_TOOLSEARCH, INSPECTOR_CLI, NODE, SERVERS, stdio, TOOLHOST_BIN, tmpDir, waitFor, writeJson, writePolicyPlugin } from "./helpers.ts";
 
-const ALLOW = ["mcp__quirky__echo", "mcp__quirky__add_tool", "mcp__quirky__remove_tool", "mcp__quirky__pid", "mcp__quirky__zz_*", "mcp__memory__*", "ToolSearch"];
+const ALLOW = ["mcp__quirky__echo", "mcp__quirky__slow", "mcp__quirky__cancelled", "mcp__quirky__add_tool", "mcp__quirky__remove_tool", "mcp__quirky__pid", "mcp__quirky__zz_*", "mcp__memory__*", "ToolSearch"];
 
 /** A project dir whose config names the quirky fixture (all tools eager) and server-memory. */
 function project(opts: { deny?: string[]; policyDeny?: string[] } = {}): string {
@@ -101,6 +101,27 @@ describe("toolhost serve over stdio with the SDK client", () => {
     const r = await c.client.callTool({ name: "mcp__quirky__no_type", arguments: { q: "x" } });
     expect(r.isError).toBe(true);
     expect(text(r)).toMatch(/did not declare the elicitation capability/);
+  });
+
+  it("a client's cancellation interrupts the call and reaches the upstream server; the cancelled request gets no response", async () => {
+    const count = async () => Number(text(await c.client.callTool({ name: "mcp__quirky__cancelled", arguments: {} })));
+    const before = await count();
+    const errors: unknown[] = [];
+    const prev = c.client.onerror;
+    c.client.onerror = (e) => void errors.push(e);
+    try {
+      const ac = new AbortController();
+      setTimeout(() => ac.abort("user pressed Esc"), 150);
+      await expect(c.client.callTool({ name: "mcp__quirky__slow", arguments: { ms: 5000 } }, undefined, { signal: ac.signal })).rejects.toThrow(/Esc/);
+      // The slow call would take 5 s; the upstream server counts the cancellation long before.
+      await waitFor(async () => (await count()) === before + 1, 4000, "the upstream server to see the cancellation");
+      await new Promise((r) => setTimeout(r, 200));
+      expect(errors.map(String).filter((e) => /unknown message ID/i.test(e))).toEqual([]);
+      // Calls after a cancellation run normally.
+      expect(text(await c.client.callTool({ name: "mcp__quirky__slow", arguments: { ms: 5 } }))).toBe("done");
+    } finally {
+      c.client.onerror = prev;
+    }
   });
 
   it("sends exactly one tools/list_changed when an upstream server adds a tool", async () => {
@@ -275,6 +296,23 @@ describe("list_changed exactly once per visible change (in-process client)", () 
     expect(count).toBe(2);
   });
 
+  it("a client connection that closes ends its host session (loaded tools and state are dropped)", async () => {
+    const [a, b] = InMemoryTransport.createLinkedPair();
+    const session = hub.createSession();
+    await session.connect(a);
+    const other = new Client({ name: "short-lived", version: "1" });
+    await other.connect(b);
+    host.session(session.sessionId).load(["mcp__quirky__pid"]);
+    host.session(session.sessionId).shared.set("k", 1);
+    expect(hub.sessions.has(session)).toBe(true);
+    await other.close();
+    await waitFor(() => !hub.sessions.has(session), 5000, "the session to close");
+    expect(host.session(session.sessionId).loaded).toEqual([]); // a fresh one
+    expect(host.session(session.sessionId).shared.size).toBe(0);
+    expect(host.endSession(session.sessionId)).toBe(true);
+    expect(host.endSession(session.sessionId)).toBe(false);
+  });
+
   it("namespaced resource URIs round-trip", () => {
     const u = resourceUri("plugin_x_y", "file:///a b/c?d=1#e");
     expect(parseResourceUri(u)).toEqual({ segment: "plugin_x_y", uri: "file:///a b/c?d=1#e" });
@@ -285,10 +323,10 @@ describe("list_changed exactly once per visible change (in-process client)", () 
 describe("toolhost serve --http", () => {
   let proc: ChildProcess;
   let url: string;
+  let err = "";
   beforeAll(async () => {
     const dir = project();
-    proc = spawn(NODE, [TOOLHOST_BIN, "serve", "--http", "0", "--cwd", dir, "--no-watch"], { stdio: ["ignore", "pipe", "pipe"] });
-    let err = "";
+    proc = spawn(NODE, [TOOLHOST_BIN, "serve", "--http", "0", "--idle-timeout", "0.6", "--cwd", dir, "--no-watch"], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     proc.stdout!.on("data", (d) => (out += d));
     proc.stderr!.on("data", (d) => (err += d));
@@ -315,5 +353,44 @@ describe("toolhost serve --http", () => {
       await a.close();
       await b.close();
     }
+  });
+
+  /** What the server answers to a request on an old session id (404 once the session is gone). */
+  const probe = async (sid: string) =>
+    (await fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": sid, "mcp-protocol-version": "2025-06-18" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }) })).status;
+
+  it("ends a session the client DELETEs, and one that went away without DELETE after the idle timeout; an active one stays", async () => {
+    // A finished client that ends its session (DELETE).
+    const ta = new StreamableHTTPClientTransport(new URL(url));
+    const a = new Client({ name: "a", version: "1" });
+    await a.connect(ta);
+    expect(text(await a.callTool({ name: "mcp__quirky__echo", arguments: { text: "A" } }))).toBe("A");
+    const sidA = ta.sessionId!;
+    await ta.terminateSession();
+    await a.close();
+    await waitFor(() => err.includes(`session ${sidA} closed: the client ended it (DELETE)`), 5000, "the DELETEd session to close");
+    expect(await probe(sidA)).toBe(404);
+
+    // A client that goes away without DELETE (its connections closed), and one that keeps calling.
+    const tb = new StreamableHTTPClientTransport(new URL(url));
+    const b = new Client({ name: "b", version: "1" });
+    await b.connect(tb);
+    const sidB = tb.sessionId!;
+    const tc = new StreamableHTTPClientTransport(new URL(url));
+    const c = new Client({ name: "c", version: "1" });
+    await c.connect(tc);
+    const sidC = tc.sessionId!;
+    await b.close(); // closes its HTTP connections, sends no DELETE
+    expect(err).not.toContain(`session ${sidB} closed`);
+    const t0 = Date.now();
+    while (Date.now() - t0 < 1800) {
+      expect(text(await c.callTool({ name: "mcp__quirky__echo", arguments: { text: "C" } }))).toBe("C");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await waitFor(() => /session [^ ]+ closed: idle for \d+ s/.test(err) && err.includes(`session ${sidB} closed: idle`), 5000, "the abandoned session to expire");
+    expect(await probe(sidB)).toBe(404);
+    expect(err).not.toContain(`session ${sidC} closed`);
+    expect(await probe(sidC)).toBe(200);
+    await c.close();
   });
 });

@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { expandVars, resolveServers } from "../../plugins/mcp/config.ts";
 import { assignNames, serverSegment } from "../../plugins/mcp/names.ts";
 import { repairSchema, truncateDescription } from "../../plugins/mcp/schema.ts";
+import { parseHelperOutput } from "../../plugins/mcp/headers-helper.ts";
 import type { LoadedPlugin } from "../../core/index.ts";
 
 function settings(id: string, kind: LoadedPlugin["kind"], servers: Record<string, unknown>, file = `/p/${id}.json`): LoadedPlugin {
@@ -76,6 +77,43 @@ describe("env expansion", () => {
     const c = resolveServers([settings("config", "config", { m: { command: "a", env: { X: "${X}" } } })], { cwd: "/w", env: { X: "2" } }).specs[0]!;
     expect(a.key).toBe(b.key); // include/exclude do not restart the server
     expect(a.key).not.toBe(c.key);
+  });
+});
+
+describe("headersHelper", () => {
+  it("is validated, ${VAR}-expanded, keyed, and ignored (with a warning) for stdio servers", () => {
+    const { specs, problems } = resolveServers(
+      [
+        settings("config", "config", {
+          h: { type: "http", url: "http://127.0.0.1:1/mcp", headersHelper: "${HELPERS:-./bin}/token.sh", headersHelperTimeout: 2000 },
+          bad: { type: "http", url: "http://127.0.0.1:1/mcp", headersHelper: ["./x.sh"] },
+          st: { command: "x", headersHelper: "./x.sh" },
+        }),
+      ],
+      { cwd: "/w", env: {} },
+    );
+    const h = specs.find((x) => x.name === "h")!;
+    expect(h).toMatchObject({ headersHelper: "./bin/token.sh", headersHelperTimeoutMs: 2000, baseDir: "/w" });
+    expect(specs.find((x) => x.name === "st")!.headersHelper).toBeUndefined();
+    expect(specs.find((x) => x.name === "bad")).toBeUndefined();
+    expect(problems).toEqual([
+      expect.objectContaining({ severity: "error", path: "/mcpServers/bad/headersHelper", file: "/p/config.json", plugin: "config" }),
+      expect.objectContaining({ severity: "warning", path: "/mcpServers/st/headersHelper", message: expect.stringMatching(/http\/sse servers only/) }),
+    ]);
+    const other = resolveServers([settings("config", "config", { h: { type: "http", url: "http://127.0.0.1:1/mcp", headersHelper: "./other.sh" } })], { cwd: "/w", env: {} }).specs[0]!;
+    expect(other.key).not.toBe(h.key); // a different helper reconnects
+  });
+
+  it("accepts a JSON object of string values only, and never quotes the output in errors", () => {
+    expect(parseHelperOutput(' {"Authorization": "Bearer t", "X-A": ""}\n')).toEqual({ headers: { Authorization: "Bearer t", "X-A": "" } });
+    const reason = (out: string) => (parseHelperOutput(out) as { reason: string }).reason;
+    expect(reason("")).toBe("printed nothing");
+    expect(reason("Bearer secret-token")).toMatch(/not valid JSON \(19 characters/);
+    expect(reason("Bearer secret-token")).not.toContain("secret");
+    expect(reason('["a"]')).toMatch(/not an object \(an array\)/);
+    expect(reason('{"X-N": 5, "Bad Name": "v", "X-L": "a\\r\\nb"}')).toBe(
+      'printed headers toolhost cannot send: the value of "X-N" is number, not a string; "Bad Name" is not a valid header name; the value of "X-L" contains a line break or NUL',
+    );
   });
 });
 

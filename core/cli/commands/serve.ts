@@ -8,23 +8,27 @@ import { PACKAGE_ROOT, type Host } from "../../host.ts";
 interface ServeModule {
   McpServeHub: new (host: Host, opts: { log: (line: string) => void }) => object;
   serveStdio(hub: object): Promise<void>;
-  serveHttp(hub: object, port: number): Promise<{ close(): Promise<void> }>;
+  serveHttp(hub: object, port: number, hostname?: string, opts?: { idleMs?: number }): Promise<{ close(): Promise<void> }>;
 }
 
 /**
- * `toolhost serve [--http PORT] [--no-watch]`: the model-visible pool as an MCP server (plugins/mcp/serve.ts).
- * stdio by default; `--http PORT` serves Streamable HTTP on 127.0.0.1 (PORT 0 picks a free port; the URL is
- * logged on stderr). Logs go to stderr only — stdout belongs to the protocol.
+ * `toolhost serve [--http PORT [--idle-timeout SECONDS]] [--no-watch]`: the model-visible pool as an MCP server
+ * (plugins/mcp/serve.ts). stdio by default; `--http PORT` serves Streamable HTTP on 127.0.0.1 (PORT 0 picks a
+ * free port; the URL is logged on stderr); an HTTP session nobody used for `--idle-timeout` seconds (default
+ * 1800; 0 = never) is closed. Logs go to stderr only — stdout belongs to the protocol.
  */
 export const serve: Command = {
   name: "serve",
   summary: "serve the tool pool as an MCP server (stdio, or Streamable HTTP with --http PORT), rules and hooks enforced",
-  usage: "toolhost serve [--http PORT] [--no-watch]",
-  values: ["http"],
+  usage: "toolhost serve [--http PORT [--idle-timeout SECONDS]] [--no-watch]",
+  values: ["http", "idle-timeout"],
   async run(ctx) {
     const f = ctx.args.flags;
     const httpPort = f.http === undefined ? undefined : Number(f.http);
     if (httpPort !== undefined && (!Number.isInteger(httpPort) || httpPort < 0 || httpPort > 65535)) throw new UsageError(`--http needs a port number (0-65535), got ${JSON.stringify(f.http)}`);
+    const idle = f["idle-timeout"] === undefined ? undefined : Number(f["idle-timeout"]);
+    if (idle !== undefined && (!Number.isFinite(idle) || idle < 0)) throw new UsageError(`--idle-timeout needs a number of seconds (0 = never), got ${JSON.stringify(f["idle-timeout"])}`);
+    if (idle !== undefined && httpPort === undefined) throw new UsageError("--idle-timeout applies to --http sessions only");
     const log = (line: string) => void process.stderr.write(line.endsWith("\n") ? line : line + "\n");
     if (httpPort === undefined) {
       // stdout carries JSON-RPC: anything a plugin prints with console.log must not corrupt it.
@@ -52,7 +56,7 @@ export const serve: Command = {
       await stop();
       process.stdin.destroy();
     } else {
-      const h = await serveHttp(hub, httpPort);
+      const h = await serveHttp(hub, httpPort, "127.0.0.1", { idleMs: idle === undefined ? undefined : idle * 1000 });
       await signals;
       await h.close();
       await stop();
