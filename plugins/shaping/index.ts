@@ -82,7 +82,9 @@ export default definePlugin({
         return { ...result, content };
       });
 
-      build.hooks.shape.tapPromise({ name: PLUGIN_NAME, stage: SHAPE_STAGE_TRUNCATE }, async (result: ToolResult, call: CallState) => {
+      // Synchronous too: results under budget (nearly all) cost a length count and no promise; the rare
+      // spill file is written with sync I/O (one small write, off the common path).
+      build.hooks.shape.tap({ name: PLUGIN_NAME, stage: SHAPE_STAGE_TRUNCATE }, (result: ToolResult, call: CallState): ToolResult => {
         const budget = budgetFor(call);
         // Hot path: most results are far below the budget; count without allocating first.
         let total = 0;
@@ -94,8 +96,8 @@ export default definePlugin({
         const full = body.map((c) => c.text ?? "").join("\n");
         const file = path.join(spillRoot(), safe(call.sessionId), `${safe(call.toolUseId)}.txt`);
         // Private to the user: tool output may carry secrets.
-        await fs.promises.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-        await fs.promises.writeFile(file, full, { encoding: "utf8", mode: 0o600 });
+        fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+        fs.writeFileSync(file, full, { encoding: "utf8", mode: 0o600 });
         const text = truncate(full, budget, file);
         const first = result.content.indexOf(body[0]!);
         const content = result.content.flatMap((c, i) => (i === first ? [{ type: "text", text } as ToolContent] : body.includes(c) ? [] : [c]));
