@@ -161,13 +161,13 @@ export function compileAgentsMd(text: string, file: string, scope: string): Comp
     out.rules.push(r);
   };
   const lines = text.split(/\r?\n/);
-  let fence: { tag: string; marker: string } | undefined;
+  let fence: { tag: string; marker: string; line: number } | undefined;
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!;
     const lineNo = i + 1;
     const fm = /^\s*(```+|~~~+)\s*([\w-]*)/.exec(raw);
     if (fm) {
-      if (!fence) fence = { tag: fm[2]!.toLowerCase(), marker: fm[1]! };
+      if (!fence) fence = { tag: fm[2]!.toLowerCase(), marker: fm[1]!, line: lineNo };
       else if (raw.trim().startsWith(fence.marker)) fence = undefined;
       continue;
     }
@@ -190,12 +190,20 @@ export function compileAgentsMd(text: string, file: string, scope: string): Comp
       else add({ behavior: behavior as Behavior, rule: m[2]!.trim(), file, line: lineNo, text: t, scope });
       continue;
     }
+    if (raw.length > MAX_LINE) {
+      if (PROHIBIT.test(raw) || ASK.test(raw)) out.unenforced.push({ file, line: lineNo, text: raw.slice(0, 200), why: `line longer than ${MAX_LINE} characters` });
+      continue;
+    }
     const line = raw.replace(/^\s*(?:[-*+]|\d+[.)])\s+/, "").replace(/^\s*>\s*/, "").trim();
     if (!line.includes("`")) continue;
     for (const s of sentences(line)) compileSentence(s, lineNo, file, scope, out, add);
   }
+  if (fence) out.problems.push({ file, line: fence.line, text: fence.marker + fence.tag, why: `this ${fence.marker} fence is never closed: every line after it was read as code, so no rule below it compiled` });
   return out;
 }
+
+/** Lines longer than this are data (a table, a minified blob), not instructions. */
+const MAX_LINE = 4000;
 
 /** Markdown emphasis (`**not**`, `_never_`) removed outside code spans, so it cannot hide a prohibition. */
 function plain(s: string): string {

@@ -18,6 +18,7 @@ import { callFacts, matchesRule, parseRule, pathMatcher, ruleHit, suspectHit, ty
 import type { CompiledRule, Reminder } from "./compile.ts";
 import { loadAgents } from "./load.ts";
 import { factsFor } from "../permissions/decide.ts";
+import { realpathLoose } from "../permissions/paths.ts";
 
 export const PLUGIN_NAME = "agents-md";
 /** build.permission stage: before the permissions plugin's rules (PERMISSION_STAGE_RULES), so an allow rule there cannot pre-empt an AGENTS.md ask. */
@@ -34,6 +35,11 @@ interface Live extends CompiledRule {
 function isInside(p: string, dir: string): boolean {
   const r = path.relative(dir, p);
   return r === "" || (!r.startsWith("..") && !path.isAbsolute(r));
+}
+
+/** Inside a nested AGENTS.md's directory by the path as written or by where it really leads (a symlink into it counts). */
+function inScope(p: string, scope: string): boolean {
+  return isInside(p, scope) || isInside(realpathLoose(p), scope);
 }
 
 export function cite(r: { file: string; line: number; text: string }, cwd: string): string {
@@ -91,18 +97,21 @@ export default definePlugin({
           const scoped = new Map<string, CallFacts>();
           let suspect: { r: Live; what: string } | undefined;
           for (const r of applicable(rules, all)) {
+            // a whole-tool rule has no place to be scoped to: only the project's own AGENTS.md makes them
+            if (!r.everywhere && r.parsed.kind === "tool") continue;
             // a nested AGENTS.md: its command rules bind the parts of a command that run below its directory
             // (after any `cd`), so `cd infra && terraform apply` is caught and `terraform apply` at the root is not
             let f = all;
             if (!r.everywhere && r.parsed.kind === "bash" && all.bash) {
-              f = scoped.get(r.scope) ?? { ...all, bash: { ...all.bash, segments: all.bash.segments.filter((s) => isInside(s.dir, r.scope)) } };
+              f = scoped.get(r.scope) ?? { ...all, bash: { ...all.bash, segments: all.bash.segments.filter((s) => inScope(s.dir, r.scope)) } };
               scoped.set(r.scope, f);
               if (!f.bash!.segments.length) continue;
             }
             const hit = ruleHit(r.parsed, f, behavior, r.scope);
             if (!hit) {
               // behind an unknown wrapper (`docker run … git push --force`): ask, as the permissions plugin does
-              if (behavior === "deny" && f.bash && !suspect)
+              // for deny and ask rules alike
+              if (f.bash && !suspect)
                 for (const s of f.bash.segments) {
                   const t = suspectHit(r.parsed, s);
                   if (t) {
@@ -113,7 +122,7 @@ export default definePlugin({
               continue;
             }
             // a nested AGENTS.md: its path rules bind paths below its directory (bare patterns match at any depth)
-            if (!r.everywhere && r.parsed.kind === "path" && hit.what && path.isAbsolute(hit.what) && !isInside(hit.what, r.scope)) continue;
+            if (!r.everywhere && r.parsed.kind === "path" && hit.what && path.isAbsolute(hit.what) && !inScope(hit.what, r.scope)) continue;
             return decision(call, r, behavior, hit.what);
           }
           return suspect ? decision(call, suspect.r, "ask", suspect.what) : undefined;
@@ -146,7 +155,7 @@ export default definePlugin({
           if (!reads.length) return prev;
           const ms = reads.map((r) => ({ r, m: pathMatcher(r.parsed, call.cwd, r.scope, "deny") }));
           const mine = (abs: string): string | undefined => {
-            for (const { r, m } of ms) if (m.test(abs)) return `denied by ${cite(r, call.cwd)} (${r.rule})`;
+            for (const { r, m } of ms) if ((r.everywhere || inScope(abs, r.scope)) && m.test(abs)) return `denied by ${cite(r, call.cwd)} (${r.rule})`;
             return undefined;
           };
           return prev ? (abs: string) => prev(abs) ?? mine(abs) : mine;

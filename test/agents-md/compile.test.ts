@@ -75,6 +75,17 @@ describe("AGENTS.md compiler", () => {
     expect(r.problems[1]!.why).toMatch(/closing "\)"/);
   });
 
+  it("an unclosed fence is a problem naming its line; very long lines and span-heavy sentences are not compiled (and cost little)", () => {
+    const r = c("- Never run `a1`.\n```toolhost\ndeny Bash(x)\n- Never run `b1`.\n");
+    expect(r.problems.map((p) => [p.line, /never closed/.test(p.why)])).toContainEqual([2, true]);
+    const long = "- Never run " + Array.from({ length: 8000 }, (_, i) => `\`c${i}\``).join(" ") + ".";
+    const t0 = performance.now();
+    const big = c(long + "\n" + "Never run `ok`. ".repeat(2000));
+    expect(performance.now() - t0).toBeLessThan(5000); // a sanity bound, not a benchmark: it used to take 20 s
+    expect(big.rules.some((x) => x.rule === "Bash(c1 *)")).toBe(false);
+    expect(big.unenforced[0]!.why).toMatch(/longer than/);
+  });
+
   it("code inside other fenced blocks is not read as rules; duplicates compile once", () => {
     expect(rules("```sh\n# never run `rm -rf /`\n```\n- Never run `rm -rf /`.\n- Never run `rm -rf /`!")).toEqual(["deny Bash(rm -rf / *) @4"]);
   });

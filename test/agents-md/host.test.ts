@@ -125,6 +125,26 @@ describe("AGENTS.md rules through host.execute", () => {
     expect((await h.execute("Bash", { command: "terraform apply" }, { yes: true })).status).not.toBe("denied");
   });
 
+  it("a nested scope cannot be escaped through a symlink; its Read rules hide files only inside it; its whole-tool rules are not applied", async () => {
+    const cwd = project({ "infra/AGENTS.md": "- Never run `terraform apply`.\n- Never edit `*.tfstate`.\n- Don't read `secret.txt`.\n- Never use the `Read` tool.\n", "infra/secret.txt": "S1=1\n", "sub/secret.txt": "S2=1\n" });
+    fs.symlinkSync(path.join(cwd, "infra"), path.join(cwd, "infra-link"));
+    const h = await host(cwd);
+    expect((await h.execute("Bash", { command: "cd infra-link && terraform apply" }, { yes: true })).status).toBe("denied");
+    expect((await h.execute("Write", { file_path: "infra-link/new.tfstate", content: "{}" }, { yes: true })).status).toBe("denied");
+    const g = await h.execute("Grep", { pattern: "S[12]=", output_mode: "content" }, { yes: true });
+    expect(resultText(g.result)).toContain("sub/secret.txt");
+    expect(resultText(g.result)).not.toContain("S1=1");
+    expect((await h.execute("Read", { file_path: "sub/secret.txt" }, { yes: true })).status).toBe("ok");
+  });
+
+  it("an ask rule behind an unknown wrapper asks too", async () => {
+    const asked: string[] = [];
+    const h = await host(project(), { onAsk: (req) => (asked.push(req.decision.reason), "deny") });
+    const o = await h.execute("Bash", { command: "mytool exec rm -rf build" });
+    expect(o.status).toBe("not-approved");
+    expect(asked[0]).toContain("AGENTS.md:8");
+  });
+
   it("a PreToolUse hook that rewrites a command into a forbidden one is denied again (real command hook)", async () => {
     const cwd = project({
       ".claude/settings.json": {
