@@ -46,3 +46,8 @@ export { substitute, resolveInside, suggest, editDistance } from "./manifest.ts"
 export type { HostConfig, ModeSource } from "./config.ts";
 export { Session } from "./session.ts";
 export * from "./stages.ts";
+
+// CLI: what a plugin's `cliCommands` module gets (its `run(ctx)`), and the error for bad usage (exit 3).
+export type { CommandContext, CliIO } from "./cli/context.ts";
+export { UsageError } from "./cli/args.ts";
+export { loadConfig } from "./config.ts";

@@ -82,6 +82,29 @@ export const manifestSchema = {
     permissions: permissionsSchema,
     /** Load order among plugins that tap the same hook (lower first). Default 0. */
     order: { type: "number" },
+    /**
+     * `toolhost <name>` subcommands this plugin contributes. The metadata lives here so `toolhost --help`
+     * and flag parsing need no import; `module` (relative to the plugin root) is imported only when the
+     * command runs and exports `run(ctx)`.
+     */
+    cliCommands: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["name", "summary", "module"],
+        additionalProperties: false,
+        properties: {
+          name: { type: "string", pattern: "^[a-z][a-z0-9-]*$" },
+          summary: { type: "string" },
+          usage: { type: "string" },
+          /** Flags that take a value. */
+          values: { type: "array", items: { type: "string" } },
+          /** Flags that may repeat. */
+          repeat: { type: "array", items: { type: "string" } },
+          module: { type: "string" },
+        },
+      },
+    },
   },
 } as const;
 

@@ -1,11 +1,15 @@
 /**
  * `toolhost` CLI. Global flags: --cwd DIR, --config FILE, --plugin-dir DIR (repeatable), --mode MODE,
- * --json, --help. Commands are listed in ./commands/index.ts.
+ * --json, --help. Core commands are listed in ./commands/index.ts; bundled plugins add theirs through
+ * `cliCommands` in their manifests.
  */
 import readline from "node:readline";
 import { parseArgs, UsageError } from "./args.ts";
-import { commands } from "./commands/index.ts";
-import { createHost, hostOptionsFrom, type CliIO, type CommandContext } from "./context.ts";
+import fs from "node:fs";
+import path from "node:path";
+import { commands as coreCommands } from "./commands/index.ts";
+import { BUNDLED_MANIFESTS, PACKAGE_ROOT } from "../host.ts";
+import { createHost, hostOptionsFrom, type CliIO, type Command, type CommandContext } from "./context.ts";
 import { errorMessage } from "../errors.ts";
 
 const GLOBAL_VALUES = ["cwd", "config", "plugin-dir", "mode"];
@@ -35,7 +39,63 @@ export function defaultIO(): CliIO {
   };
 }
 
+interface CliCommandSpec {
+  name: string;
+  summary: string;
+  usage?: string;
+  values?: string[];
+  repeat?: string[];
+  module: string;
+}
+
+/**
+ * Commands the bundled plugins declare in their manifests (`cliCommands`): metadata from the JSON, the
+ * module imported only when the command runs. So core names no plugin and a plugin's command lives with
+ * its plugin. A name core already has is skipped (core's commands are the contract).
+ */
+export function pluginCommands(taken: ReadonlySet<string>): Command[] {
+  const out: Command[] = [];
+  let files: string[] = [];
+  try {
+    files = fs.readdirSync(BUNDLED_MANIFESTS).filter((f) => f.endsWith(".json")).sort();
+  } catch {
+    return out;
+  }
+  for (const f of files) {
+    let specs: CliCommandSpec[] = [];
+    try {
+      const m = JSON.parse(fs.readFileSync(path.join(BUNDLED_MANIFESTS, f), "utf8")) as { cliCommands?: CliCommandSpec[] };
+      specs = Array.isArray(m.cliCommands) ? m.cliCommands : [];
+    } catch {
+      continue; // a broken manifest is reported by the host like any other
+    }
+    for (const spec of specs) {
+      if (!spec || typeof spec.name !== "string" || typeof spec.module !== "string" || taken.has(spec.name) || out.some((c) => c.name === spec.name)) continue;
+      const file = path.resolve(PACKAGE_ROOT, spec.module);
+      out.push({
+        name: spec.name,
+        summary: spec.summary ?? "",
+        usage: spec.usage ?? `toolhost ${spec.name}`,
+        values: spec.values,
+        repeat: spec.repeat,
+        run: async (ctx) => {
+          const mod = (await import(file)) as { run?: (c: CommandContext) => Promise<number> };
+          if (typeof mod.run !== "function") throw new Error(`${file} (cliCommands "${spec.name}" of ${f}) does not export run(ctx)`);
+          return mod.run(ctx);
+        },
+      });
+    }
+  }
+  return out;
+}
+
+let allCommands: Command[] | undefined;
+function commandList(): Command[] {
+  return (allCommands ??= [...coreCommands, ...pluginCommands(new Set(coreCommands.map((c) => c.name)))]);
+}
+
 function usage(): string {
+  const commands = commandList();
   const w = Math.max(...commands.map((c) => c.name.length));
   return `toolhost — the tool runtime of a coding agent, as a plugin host
 
@@ -51,7 +111,7 @@ Run "toolhost <command> --help" for a command's flags.`;
 
 export async function main(argv: string[], io: CliIO = defaultIO()): Promise<number> {
   const cmdName = argv.find((a) => !a.startsWith("-"));
-  const cmd = commands.find((c) => c.name === cmdName);
+  const cmd = commandList().find((c) => c.name === cmdName);
   try {
     const args = parseArgs(argv, { values: [...GLOBAL_VALUES, ...(cmd?.values ?? [])], repeat: [...GLOBAL_REPEAT, ...(cmd?.repeat ?? [])] });
     if (!cmd) {

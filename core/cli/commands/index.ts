@@ -4,10 +4,8 @@ import { tools } from "./tools.ts";
 import { explain } from "./explain.ts";
 import { check } from "./check.ts";
 import { call } from "./call.ts";
-import { searchCommand } from "./search.ts";
-import { serve } from "./serve.ts";
 import { watch } from "./watch.ts";
 import { hooks } from "./hooks.ts";
-import { agents } from "./agents.ts";
 
-export const commands: Command[] = [tools, explain, call, check, searchCommand, serve, watch, hooks, agents];
+/** Core commands; plugins add theirs with `cliCommands` in their manifests (main.ts reads them). */
+export const commands: Command[] = [tools, explain, call, check, watch, hooks];

@@ -1,37 +1,16 @@
-import path from "node:path";
-import type { Command } from "../context.ts";
-import { PACKAGE_ROOT } from "../../host.ts";
-import { loadConfig } from "../../config.ts";
-
-/** What `toolhost agents` uses from the bundled agents-md plugin (loaded by path so core's types stay core-only). */
-interface AgentsApi {
-  loadAgents(cwd: string, names?: readonly string[]): {
-    files: Array<{
-      file: string;
-      scope: string;
-      rules: Array<{ behavior: string; rule: string; line: number; text: string; hint?: string }>;
-      reminders: Array<{ line: number; text: string; paths: string[]; run: string[] }>;
-      unenforced: Array<{ line: number; text: string; why: string }>;
-      problems: Array<{ line: number; text: string; why: string }>;
-    }>;
-    errors: Array<{ file: string; message: string }>;
-  };
-}
-
 /**
- * `toolhost agents [--json]`: what the project's AGENTS.md files compile to — each enforced rule with its
- * line, the post-edit reminders, and the rule-like sentences that stay advice (with why), so authors see
- * exactly what the host enforces.
+ * `toolhost agents [--json]` (declared in manifests/agents-md.json `cliCommands`): what the project's
+ * AGENTS.md files compile to — each enforced rule with its line, the post-edit reminders, and the rule-like
+ * sentences that stay advice (with why), so authors see exactly what the host enforces.
  */
-export const agents: Command = {
-  name: "agents",
-  summary: "show what the project's AGENTS.md files compile to (enforced rules, reminders, advice-only lines)",
-  usage: "toolhost agents [--json]",
-  async run(ctx) {
-    const api = (await import(path.join(PACKAGE_ROOT, "plugins", "agents-md", "load.ts"))) as AgentsApi;
+import path from "node:path";
+import { loadConfig, type CommandContext } from "../../core/index.ts";
+import { loadAgents } from "./load.ts";
+
+export async function run(ctx: CommandContext): Promise<number> {
     const cwd = path.resolve(typeof ctx.args.flags.cwd === "string" ? ctx.args.flags.cwd : process.cwd());
     const cfg = await loadConfig({ cwd, configFile: typeof ctx.args.flags.config === "string" ? ctx.args.flags.config : undefined });
-    const { files, errors } = api.loadAgents(cwd, cfg.config.agentsMd?.files);
+    const { files, errors } = loadAgents(cwd, cfg.config.agentsMd?.files);
     if (ctx.json) {
       ctx.io.out(
         JSON.stringify(
@@ -52,7 +31,7 @@ export const agents: Command = {
       );
       return errors.length || files.some((f) => f.problems.length) ? 1 : 0;
     }
-    if (!files.length && !errors.length) ctx.io.out(`No AGENTS.md found in ${cwd} (searched ${"nested directories too"}).`);
+    if (!files.length && !errors.length) ctx.io.out(`No AGENTS.md found in ${cwd} or the directories below it.`);
     for (const f of files) {
       const rel = path.relative(cwd, f.file) || f.file;
       ctx.io.out(`${rel}${f.scope === cwd ? "" : ` (governs ${path.relative(cwd, f.scope)}/)`}`);
@@ -63,5 +42,4 @@ export const agents: Command = {
     }
     for (const e of errors) ctx.io.out(`${e.file}: ${e.message}`);
     return errors.length || files.some((f) => f.problems.length) ? 1 : 0;
-  },
-};
+}

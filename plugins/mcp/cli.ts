@@ -1,15 +1,5 @@
-import path from "node:path";
-import type { Command } from "../context.ts";
-import { UsageError } from "../args.ts";
-import { errorMessage } from "../../errors.ts";
-import { PACKAGE_ROOT, type Host } from "../../host.ts";
-
-/** The part of plugins/mcp/serve.ts this command uses (imported by path so core's types never pull in plugins). */
-interface ServeModule {
-  McpServeHub: new (host: Host, opts: { log: (line: string) => void }) => object;
-  serveStdio(hub: object): Promise<void>;
-  serveHttp(hub: object, port: number, hostname?: string, opts?: { idleMs?: number }): Promise<{ close(): Promise<void> }>;
-}
+import { errorMessage, UsageError, type CommandContext } from "../../core/index.ts";
+import { McpServeHub, serveHttp, serveStdio } from "./serve.ts";
 
 /**
  * `toolhost serve [--http PORT [--idle-timeout SECONDS]] [--no-watch]`: the model-visible pool as an MCP server
@@ -17,12 +7,7 @@ interface ServeModule {
  * free port; the URL is logged on stderr); an HTTP session nobody used for `--idle-timeout` seconds (default
  * 1800; 0 = never) is closed. Logs go to stderr only — stdout belongs to the protocol.
  */
-export const serve: Command = {
-  name: "serve",
-  summary: "serve the tool pool as an MCP server (stdio, or Streamable HTTP with --http PORT), rules and hooks enforced",
-  usage: "toolhost serve [--http PORT [--idle-timeout SECONDS]] [--no-watch]",
-  values: ["http", "idle-timeout"],
-  async run(ctx) {
+export async function run(ctx: CommandContext): Promise<number> {
     const f = ctx.args.flags;
     const httpPort = f.http === undefined ? undefined : Number(f.http);
     if (httpPort !== undefined && (!Number.isInteger(httpPort) || httpPort < 0 || httpPort > 65535)) throw new UsageError(`--http needs a port number (0-65535), got ${JSON.stringify(f.http)}`);
@@ -34,8 +19,6 @@ export const serve: Command = {
       // stdout carries JSON-RPC: anything a plugin prints with console.log must not corrupt it.
       for (const k of ["log", "info", "debug", "warn"] as const) console[k] = (...a: unknown[]) => console.error(...a);
     }
-    const modPath = path.join(PACKAGE_ROOT, "plugins", "mcp", "serve.ts");
-    const { McpServeHub, serveStdio, serveHttp } = (await import(modPath)) as ServeModule;
     const host = await ctx.host({ watch: f["no-watch"] !== true });
     const hub = new McpServeHub(host, { log });
     let stopping = false;
@@ -62,5 +45,4 @@ export const serve: Command = {
       await stop();
     }
     return 0;
-  },
-};
+}
