@@ -54,6 +54,11 @@ export interface CallState extends Traced {
   decision?: Decision;
   /** Texts appended after the normal result (hook context, notes); never into a system prompt. */
   readonly notes: string[];
+  /**
+   * The read filter searching tools will apply to this call (`build.readFilter`): lets a permission
+   * plugin see Read denials other plugins contribute (a recursive shell search must ask for those too).
+   */
+  readFilter(): ReadFilter | undefined;
   /** Free-form per-call data for plugins (e.g. the command-hooks plugin's parsed outputs). */
   readonly data: Map<string, unknown>;
   /** Epoch ms when the call entered the pipeline (transcripts, metrics). */
@@ -157,7 +162,7 @@ export class Executor {
       else call.notes.push(`${call.tool.name} kept running after an interrupt (interruptBehavior: block).`);
     };
     opts.signal?.addEventListener("abort", onOuterAbort, { once: true });
-    const call = new Call(trace, opts.toolUseId ?? newToolUseId(), session, name, rawInput, this.host, this.build.generation, opts, ac);
+    const call = new Call(trace, opts.toolUseId ?? newToolUseId(), session, name, rawInput, this.host, this.build.generation, opts, ac, this.build.hooks.readFilter);
     try {
       const outcome = await this.run(call, opts, ac);
       if (tapped(this.build.hooks.persist)) await this.build.hooks.persist.promise({ call, outcome });
@@ -365,7 +370,7 @@ export class Executor {
       try {
         const res =
           (tapped(hooks.call) ? await hooks.call.promise(call) : undefined) ??
-          (await raceAbort(tool.call(call.input, new ToolContext(call, tool, ac, hooks.progress, opts.onProgress, hooks.readFilter)), ac));
+          (await raceAbort(tool.call(call.input, new ToolContext(call, tool, ac, hooks.progress, opts.onProgress)), ac));
         result = normalizeResult(res);
         if (result.isError) error = resultTextOf(result);
       } catch (e) {
@@ -580,6 +585,7 @@ class Call implements CallState {
     readonly generation: number,
     opts: ExecuteOptions,
     private readonly cancellation: CallAbort,
+    private readonly readFilterHook: BuildHooks["readFilter"],
   ) {
     this[TRACE] = trace;
     this.sessionId = session.id;
@@ -589,6 +595,9 @@ class Call implements CallState {
     this.source = opts.source ?? "library";
     this.dryRun = !!opts.dryRun;
     this.maxOutputChars = opts.maxOutputChars;
+  }
+  readFilter(): ReadFilter | undefined {
+    return this.readFilterHook.isUsed() ? this.readFilterHook.call(undefined, this) : undefined;
   }
   /** Created on first use: most calls never use it. */
   get data(): Map<string, unknown> {
@@ -660,7 +669,6 @@ class ToolContext implements ToolCallContext {
     private readonly cancellation: CallAbort,
     private readonly progressHook: BuildHooks["progress"],
     private readonly onProgress: ExecuteOptions["onProgress"],
-    private readonly readFilterHook: BuildHooks["readFilter"],
   ) {
     this.cwd = call.cwd;
     this.sessionId = call.sessionId;
@@ -679,7 +687,7 @@ class ToolContext implements ToolCallContext {
     this.onProgress?.(message, fraction);
   }
   readFilter(): ReadFilter | undefined {
-    return this.readFilterHook.isUsed() ? this.readFilterHook.call(undefined, this.call) : undefined;
+    return this.call.readFilter();
   }
 }
 

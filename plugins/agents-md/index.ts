@@ -18,23 +18,18 @@ import { callFacts, matchesRule, parseRule, pathMatcher, ruleHit, suspectHit, ty
 import type { CompiledRule, Reminder } from "./compile.ts";
 import { loadAgents } from "./load.ts";
 import { factsFor } from "../permissions/decide.ts";
-import { realpathLoose } from "../permissions/paths.ts";
+import { isInside, realpathLoose } from "../permissions/paths.ts";
+import { EDIT_TOOLS } from "../permissions/rule.ts";
 
 export const PLUGIN_NAME = "agents-md";
 /** build.permission stage: before the permissions plugin's rules (PERMISSION_STAGE_RULES), so an allow rule there cannot pre-empt an AGENTS.md ask. */
 export const PERMISSION_STAGE_AGENTS = PERMISSION_STAGE_RULES - 10;
 const SHELL_CWD_KEY = "builtin-tools:bashCwd";
-const EDIT_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit"]);
 
 interface Live extends CompiledRule {
   parsed: ParsedRule;
   /** The project's own AGENTS.md governs everything; a nested one only calls below its directory. */
   everywhere: boolean;
-}
-
-function isInside(p: string, dir: string): boolean {
-  const r = path.relative(dir, p);
-  return r === "" || (!r.startsWith("..") && !path.isAbsolute(r));
 }
 
 /** Inside a nested AGENTS.md's directory by the path as written or by where it really leads (a symlink into it counts). */
@@ -137,15 +132,15 @@ export default definePlugin({
         };
         // The deny scan runs once per call and input; an ask it found (a deny rule behind an unknown wrapper)
         // waits in call.data for the permission stage.
-        const SUSPECT = `${PLUGIN_NAME}:suspect`;
+        const suspects = new WeakMap<CallState, { input: unknown; d: Decision }>();
         build.hooks.deny.tap(PLUGIN_NAME, (call) => {
           const d = decide(call, deny, "deny");
           if (d?.behavior === "deny") return d;
-          call.data.set(SUSPECT, d ? { input: call.input, d } : undefined);
+          if (d) suspects.set(call, { input: call.input, d });
           return undefined;
         });
         build.hooks.permission.tap({ name: PLUGIN_NAME, stage: PERMISSION_STAGE_AGENTS }, (call) => {
-          const s = call.data.get(SUSPECT) as { input: unknown; d: Decision } | undefined;
+          const s = suspects.get(call);
           if (s && s.input === call.input) return s.d;
           return decide(call, ask, "ask");
         });

@@ -12,9 +12,8 @@ import type PicomatchNs from "picomatch";
 // CJS packages through createRequire: the same function whether jiti or vitest loads this module
 const picomatch = createRequire(import.meta.url)("picomatch") as typeof PicomatchNs;
 import { defineTool, type ToolResult } from "../../core/index.ts";
-import { absolutePath, displayPath, isInside, missingPathMessage, normalizePaths, MAX_LINE_CHARS } from "./shared.ts";
+import { absolutePath, denyOptions, displayPath, isInside, missingPathMessage, normalizePaths, MAX_LINE_CHARS } from "./shared.ts";
 import { walkFiles, type WalkOptions } from "./walk.ts";
-import { denyOptions } from "./shared.ts";
 
 export const DEFAULT_HEAD_LIMIT = 250;
 /** Auto-expansion: files_with_matches results this small also get the matching lines with context. */

@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import { createHash, randomBytes } from "node:crypto";
 import { editDistance, type ToolCallContext } from "../../core/index.ts";
+import type { WalkOptions } from "./walk.ts";
 
 /** Expand `~`, resolve against cwd, normalise (no trailing slash). The form every rule and hook sees. */
 export function absolutePath(p: string, cwd: string): string {
@@ -187,7 +188,7 @@ export function lineOf(text: string, index: number): number {
  * files are missing: `(2 files not shown: denied by rule "Read(./.env)" (settings:project …))`.
  */
 export function denyOptions(ctx: Pick<ToolCallContext, "readFilter">): {
-  options?: { denyFile: (abs: string, real: string | undefined) => string | undefined; onSkip: (abs: string, why: string) => void };
+  options?: Required<Pick<WalkOptions, "denyFile" | "onSkip">>;
   count(): number;
   note(): string;
 } {

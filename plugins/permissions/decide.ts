@@ -130,7 +130,11 @@ function writesOf(f: CallFacts): ResolvedPath[] {
   return [];
 }
 
-export function rulesDecision(rs: RuleSet, call: CallView, f: CallFacts): Decision | undefined {
+/**
+ * `readDeniedElsewhere`: whether another plugin's Read denials are in force for this call (the host's
+ * `readFilter` hook, e.g. AGENTS.md rules) — a recursive shell search must ask for those too.
+ */
+export function rulesDecision(rs: RuleSet, call: CallView, f: CallFacts, readDeniedElsewhere?: () => boolean): Decision | undefined {
   const mode = call.mode;
   const ask = (d: Decision): Decision => (mode === "dontAsk" ? { ...d, behavior: "deny", reason: `${d.reason}; dontAsk mode denies instead of asking` } : d);
 
@@ -171,7 +175,7 @@ export function rulesDecision(rs: RuleSet, call: CallView, f: CallFacts): Decisi
     if (a.ok) return { behavior: "allow", reason: a.reason, rule: a.rule?.source, plugin: a.rule?.plugin ?? PLUGIN_NAME, file: a.rule?.file };
     // A recursive content search through the shell cannot skip denied files the way the Grep tool does:
     // with a Read deny rule in force it is never auto-approved as "read-only".
-    const r = recursiveReadPastDeny(rs, f);
+    const r = recursiveReadPastDeny(rs, f, readDeniedElsewhere);
     if (r) return ask(r);
     return undefined;
   }
@@ -195,11 +199,19 @@ function recursiveSearch(s: Segment): boolean {
   return false;
 }
 
-function recursiveReadPastDeny(rs: RuleSet, f: CallFacts): Decision | undefined {
+function recursiveReadPastDeny(rs: RuleSet, f: CallFacts, readDeniedElsewhere?: () => boolean): Decision | undefined {
   const seg = f.bash?.segments.find((s) => recursiveSearch(s));
   if (!seg) return undefined;
   const e = rs.deny.find((x) => x.rule.kind === "path" && x.rule.family === "read" && (!x.rule.onlyTool || BASH_TOOLS.has(x.rule.onlyTool)));
-  if (!e) return undefined;
+  if (!e) {
+    if (!readDeniedElsewhere?.()) return undefined;
+    return {
+      behavior: "ask",
+      reason: `\`${seg.text}\` searches directories recursively and would read files a Read deny rule of another plugin covers (the Grep tool names it and skips them) — approve this command explicitly`,
+      plugin: PLUGIN_NAME,
+      explicit: true,
+    };
+  }
   return {
     behavior: "ask",
     reason: `\`${seg.text}\` searches directories recursively and would read files that deny rule "${e.source}" covers (${where(e)}); the Grep tool skips them — or approve this command explicitly`,

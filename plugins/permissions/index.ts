@@ -119,7 +119,7 @@ export default definePlugin({
       });
       build.hooks.permission.tap({ name: PLUGIN_NAME, stage: PERMISSION_STAGE_RULES }, (call) => {
         const p = prepared(call);
-        return rulesDecision(rules(), p.view, p.facts);
+        return rulesDecision(rules(), p.view, p.facts, () => call.readFilter() !== undefined);
       });
       build.hooks.permission.tap({ name: PLUGIN_NAME, stage: PERMISSION_STAGE_TOOL }, (call) => {
         const p = prepared(call);

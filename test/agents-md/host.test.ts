@@ -86,6 +86,14 @@ describe("AGENTS.md rules through host.execute", () => {
     expect(text).toMatch(/1 file not shown: denied by AGENTS\.md:6 \(Read\(\.env\)\)/);
   });
 
+  it("a recursive shell search asks while AGENTS.md denies a read (it would print .env)", async () => {
+    const asked: string[] = [];
+    const h = await host(project(), { onAsk: (req) => (asked.push(req.decision.reason), "deny") });
+    const o = await h.execute("Bash", { command: "grep -r API_KEY ." });
+    expect(o.status).toBe("not-approved");
+    expect(asked[0]).toMatch(/searches directories recursively/);
+  });
+
   it("an ask sentence asks (the answer decides); dontAsk mode denies it", async () => {
     const cwd = project();
     const asked: string[] = [];
