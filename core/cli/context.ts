@@ -1,6 +1,7 @@
 /** What every CLI command gets: parsed flags, a host factory honouring the global flags, output helpers. */
 import { createHost, type Host, type HostOptions } from "../host.ts";
-import type { ParsedArgs } from "./args.ts";
+import { UsageError, type ParsedArgs } from "./args.ts";
+import { PERMISSION_MODES } from "../config.ts";
 
 export interface CliIO {
   out(text: string): void;
@@ -33,9 +34,16 @@ export function hostOptionsFrom(args: ParsedArgs): HostOptions {
     cwd: typeof f.cwd === "string" ? f.cwd : undefined,
     configFile: typeof f.config === "string" ? f.config : undefined,
     pluginDirs: Array.isArray(f["plugin-dir"]) ? (f["plugin-dir"] as string[]) : undefined,
-    mode: typeof f.mode === "string" ? f.mode : undefined,
+    mode: typeof f.mode === "string" ? cliMode(f.mode) : undefined,
     logger: process.env.TOOLHOST_DEBUG ? { info: (m) => console.error(m), warn: (m) => console.error(m), error: (m) => console.error(m), debug: (m) => console.error(m) } : { warn: (m) => console.error(m), error: (m) => console.error(m) },
   };
+}
+
+/** `--mode`: one of the permission modes (`manual` is Claude Code's alias of `default`); anything else is a usage error. */
+function cliMode(m: string): string {
+  if (m === "manual") return "default";
+  if (!(PERMISSION_MODES as readonly string[]).includes(m)) throw new UsageError(`--mode must be one of ${PERMISSION_MODES.join(", ")} (or manual); got ${JSON.stringify(m)}`);
+  return m;
 }
 
 export { createHost };

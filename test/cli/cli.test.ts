@@ -74,6 +74,15 @@ describe("toolhost CLI", () => {
     expect(e.json()).toMatchObject({ name: "poke", status: "excluded", reason: "plan mode keeps read-only tools only", rule: "mode: plan", plugin: "modes", file: null });
   });
 
+  it("--mode takes a known permission mode (manual = default); anything else is a usage error, exit 3", async () => {
+    const bad = await runCli(["tools", "--json", "--cwd", root, "--mode", "yolo"]);
+    expect(bad.code).toBe(3);
+    expect(bad.stderr).toMatch(/--mode must be one of default, acceptEdits, plan, dontAsk, bypassPermissions/);
+    const manual = await runCli(["tools", "--json", "--cwd", root, "--mode", "manual"]);
+    expect(manual.code).toBe(0);
+    expect(manual.json().mode).toMatchObject({ name: "default", source: "option" });
+  });
+
   it("explain reports loaded and unknown tools", async () => {
     const loaded = await runCli(["explain", "echo", "--json", "--cwd", root]);
     expect(loaded.json()).toMatchObject({ name: "echo", status: "loaded", tool: { origin: "plugin", plugin: "demo" } });
