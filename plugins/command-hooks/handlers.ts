@@ -18,8 +18,16 @@ export interface Handler {
   matches: (toolName: string) => boolean;
   if?: string;
   rulesRoot: string;
-  /** "command" (a process) or "http" (a POST of the same JSON to `command`, which holds the URL). */
-  type: "command" | "http";
+  /**
+   * "command" (a process), "http" (a POST of the same JSON to `command`, which holds the URL) or
+   * "mcp_tool" (a call of `tool` on MCP server `server` — `command` holds "server/tool" for labels).
+   */
+  type: "command" | "http" | "mcp_tool";
+  /** mcp_tool: the server as configured (`name`, or `plugin:<plugin>:<server>`) and the tool's own name. */
+  server?: string;
+  tool?: string;
+  /** mcp_tool: the tool's arguments; string values may hold `${tool_input.file_path}`-style paths into the hook input. */
+  input?: Record<string, unknown>;
   /** The command line, or the URL for http hooks. */
   command: string;
   args?: string[];
@@ -91,12 +99,30 @@ export function collectHandlers(plugins: readonly LoadedPlugin[], problems: Prob
           (group.hooks ?? []).forEach((raw, hi) => {
             const h = raw as Record<string, unknown>;
             const jsonPath = `${base}/hooks/${hi}`;
-            if (h.type !== "command" && h.type !== "http") {
-              problems.push({ plugin: lp.id, file: comp.file, path: `${jsonPath}/type`, message: `hook type "${String(h.type)}" is not supported by toolhost (only "command" and "http"); this handler is ignored`, severity: "warning" });
+            if (h.type !== "command" && h.type !== "http" && h.type !== "mcp_tool") {
+              problems.push({
+                plugin: lp.id,
+                file: comp.file,
+                path: `${jsonPath}/type`,
+                message: `hook type "${String(h.type)}" is not supported by toolhost (only "command", "http" and "mcp_tool"; "prompt" and "agent" need a model); this handler is ignored`,
+                severity: "warning",
+              });
               return;
             }
+            if (h.type === "mcp_tool") {
+              for (const k of ["server", "tool"] as const) {
+                if (typeof h[k] !== "string" || !h[k]) {
+                  problems.push({ plugin: lp.id, file: comp.file, path: `${jsonPath}/${k}`, message: `mcp_tool hook needs a non-empty "${k}"; this handler is ignored`, severity: "error" });
+                  return;
+                }
+              }
+              if (h.input !== undefined && (typeof h.input !== "object" || h.input === null || Array.isArray(h.input))) {
+                problems.push({ plugin: lp.id, file: comp.file, path: `${jsonPath}/input`, message: `mcp_tool hook "input" must be an object of the tool's arguments; this handler is ignored`, severity: "error" });
+                return;
+              }
+            }
             const key = h.type === "http" ? "url" : "command";
-            if (typeof h[key] !== "string" || !h[key]) {
+            if (h.type !== "mcp_tool" && (typeof h[key] !== "string" || !h[key])) {
               problems.push({ plugin: lp.id, file: comp.file, path: `${jsonPath}/${key}`, message: `${h.type} hook needs a non-empty "${key}"; this handler is ignored`, severity: "error" });
               return;
             }
@@ -115,7 +141,10 @@ export function collectHandlers(plugins: readonly LoadedPlugin[], problems: Prob
               if: typeof h.if === "string" && h.if ? h.if : undefined,
               rulesRoot: lp.rulesRoot,
               type: h.type,
-              command: String(h[key]),
+              command: h.type === "mcp_tool" ? `${String(h.server)}/${String(h.tool)}` : String(h[key]),
+              server: h.type === "mcp_tool" ? String(h.server) : undefined,
+              tool: h.type === "mcp_tool" ? String(h.tool) : undefined,
+              input: h.type === "mcp_tool" ? ((h.input as Record<string, unknown> | undefined) ?? {}) : undefined,
               headers: h.type === "http" && h.headers && typeof h.headers === "object" ? (h.headers as Record<string, string>) : undefined,
               allowedEnvVars: Array.isArray(h.allowedEnvVars) ? h.allowedEnvVars.map(String) : [],
               args: Array.isArray(h.args) ? h.args.map(String) : undefined,

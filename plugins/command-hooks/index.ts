@@ -11,7 +11,7 @@
 import path from "node:path";
 import { definePlugin, TRACE, type CallState, type PostToolUseContext, type PreToolUseContext, type AskAnswer, type BuildView } from "../../core/index.ts";
 import { collectHandlers, label, TOOL_EVENTS, type Handler } from "./handlers.ts";
-import { runHandler } from "./run.ts";
+import { runHandler, type McpCaller } from "./run.ts";
 import { composeInputs, interpret, type Effect } from "./compose.ts";
 import { matchesRule } from "../permissions/match.ts";
 
@@ -42,6 +42,16 @@ export default definePlugin({
       const byEvent = collectHandlers(build.plugins, problems);
       if (problems.length) build.hooks.collect.tap(PLUGIN_NAME, (collector) => problems.forEach((p) => collector.problem(p)));
       const host = build.host;
+      // mcp_tool hooks call a tool of the pool's MCP servers directly (not through the pipeline: a hook is
+      // the host's own check, and a hook that re-entered the pipeline would fire hooks of its own).
+      const callMcp: McpCaller = async (server, tool, input, signal) => {
+        const pool = host.pool();
+        const t = pool && [...pool.tools, ...pool.deferred].find((x) => x.origin === "mcp" && x.server === server && (x.sourceName === tool || x.name.endsWith(`__${tool}`)));
+        if (!t) return { missing: `no MCP tool "${tool}" on server "${server}" in the pool (is the server configured and connected, and the tool not excluded?)` };
+        const res = await t.call(input, { signal, cwd: host.cwd, sessionId: "hooks", toolUseId: `hook-${server}-${tool}`, progress() {}, state: new Map() });
+        if (typeof res === "string") return { text: res, isError: false };
+        return { text: res.content.map((c) => (c.type === "text" ? c.text ?? "" : "")).join("\n"), isError: !!res.isError };
+      };
       const details = new WeakMap<Effect, Record<string, unknown>>();
 
       const pre = byEvent.get("PreToolUse");
@@ -136,7 +146,7 @@ export default definePlugin({
         const stdin = JSON.stringify(payload);
         const sync = matching.filter((h) => !h.async);
         for (const h of matching) if (h.async) startAsync(b, event, h, stdin, call);
-        const runs = await Promise.all(sync.map((h) => runHandler(h, stdin, { cwd: b.cwd, projectDir: host.cwd, signal: call.signal })));
+        const runs = await Promise.all(sync.map((h) => runHandler(h, stdin, { cwd: b.cwd, projectDir: host.cwd, signal: call.signal, callMcp })));
         const effects = sync.map((h, i) => interpret(event, h, runs[i]!));
         for (const e of effects) traceEffect(call, event, e);
         return effects;
@@ -150,7 +160,7 @@ export default definePlugin({
       function startAsync(b: BuildView, event: string, h: Handler, stdin: string, call: CallState): void {
         const session = call.session;
         call[TRACE].push({ stage: `hook.${event}`, plugin: h.plugin, ms: 0, outcome: "async-started", detail: { file: h.file, jsonPath: h.jsonPath, command: label(h) } });
-        void runHandler(h, stdin, { cwd: b.cwd, projectDir: host.cwd, signal: shutdown.signal }).then((run) => {
+        void runHandler(h, stdin, { cwd: b.cwd, projectDir: host.cwd, signal: shutdown.signal, callMcp }).then((run) => {
           const e = interpret(event, h, run);
           const texts = [e.additionalContext, e.systemMessage && `[hook message] ${e.systemMessage}`].filter((x): x is string => !!x);
           if (e.failure) host.log.warn(`async ${event} hook "${label(h)}" (${h.plugin} ${h.file}${h.jsonPath}): ${e.failure}`);

@@ -39,8 +39,12 @@ function inheritedEnv(): Record<string, string> {
   return baseEnv;
 }
 
-export function runHandler(h: Handler, stdin: string, opts: { cwd: string; projectDir: string; signal?: AbortSignal }): Promise<RunResult> {
+/** Calls an MCP tool for an mcp_tool hook (the plugin wires it to the host's pool). */
+export type McpCaller = (server: string, tool: string, input: Record<string, unknown>, signal: AbortSignal) => Promise<{ text: string; isError: boolean } | { missing: string }>;
+
+export function runHandler(h: Handler, stdin: string, opts: { cwd: string; projectDir: string; signal?: AbortSignal; callMcp?: McpCaller }): Promise<RunResult> {
   if (h.type === "http") return runHttp(h, stdin, opts.signal);
+  if (h.type === "mcp_tool") return runMcpTool(h, stdin, opts.signal, opts.callMcp);
   const t0 = performance.now();
   // ${CLAUDE_PLUGIN_DATA} is created on first reference (formats §1.5): when a plugin's hook first runs.
   const dataDir = h.pluginKind === "plugin" ? h.env.CLAUDE_PLUGIN_DATA : undefined;
@@ -185,6 +189,60 @@ async function runHttp(h: Handler, body: string, signal?: AbortSignal): Promise<
     if (timeout.aborted) return { ...base, status: "timeout", ms, message: `timed out after ${h.timeout} s` };
     return { ...base, status: "error", ms, message: `request failed: ${(e as Error).message}${(e as { cause?: Error }).cause ? ` (${(e as { cause: Error }).cause.message})` : ""}` };
   }
+}
+
+/**
+ * mcp_tool hooks (formats §3.4): call `tool` on MCP server `server` with `input`, whose string values may
+ * name paths into the hook input (`${tool_input.file_path}`, `${tool_name}`). The tool's text is read like a
+ * command hook's stdout: a JSON object decides, anything else is plain output. A tool error, a missing
+ * server/tool or a timeout is a non-blocking error (onFailure: "block" turns it into a block).
+ */
+async function runMcpTool(h: Handler, stdin: string, signal: AbortSignal | undefined, callMcp: McpCaller | undefined): Promise<RunResult> {
+  const t0 = performance.now();
+  const base = { exitCode: null, stdout: "", stderr: "" };
+  if (!callMcp) return { ...base, status: "missing", ms: 0, message: "no MCP client is loaded (the mcp plugin is disabled)" };
+  let event: Record<string, unknown> = {};
+  try {
+    event = JSON.parse(stdin) as Record<string, unknown>;
+  } catch {
+    /* the host wrote it: always JSON */
+  }
+  const input = substituteInput(h.input ?? {}, event);
+  const timeout = AbortSignal.timeout(h.timeout * 1000);
+  const both = signal ? AbortSignal.any([signal, timeout]) : timeout;
+  try {
+    const r = await callMcp(h.server!, h.tool!, input, both);
+    const ms = performance.now() - t0;
+    if ("missing" in r) return { ...base, status: "missing", ms, message: r.missing };
+    if (r.isError) return { ...base, status: "error", stdout: r.text, ms, message: `the MCP tool returned an error: ${r.text.slice(0, 300)}` };
+    const parsed = parseStdout(r.text);
+    if (parsed.badJson) return { ...base, status: "error", stdout: r.text, ms, badJson: parsed.badJson, message: parsed.badJson };
+    return { ...base, status: "ok", exitCode: 0, stdout: r.text, json: parsed.json, ms };
+  } catch (e) {
+    const ms = performance.now() - t0;
+    if (signal?.aborted) return { ...base, status: "aborted", ms, message: "the call was aborted" };
+    if (timeout.aborted) return { ...base, status: "timeout", ms, message: `timed out after ${h.timeout} s` };
+    return { ...base, status: "error", ms, message: `MCP call failed: ${(e as Error).message}` };
+  }
+}
+
+/** `${a.b.c}` in string values → that path of the hook input (a whole-string reference keeps its JSON type). */
+export function substituteInput(input: Record<string, unknown>, event: Record<string, unknown>): Record<string, unknown> {
+  const get = (p: string): unknown => p.split(".").reduce<unknown>((o, k) => (o && typeof o === "object" ? (o as Record<string, unknown>)[k] : undefined), event);
+  const sub = (v: unknown): unknown => {
+    if (typeof v === "string") {
+      const whole = /^\$\{([A-Za-z0-9_.]+)\}$/.exec(v);
+      if (whole) return get(whole[1]!) ?? "";
+      return v.replace(/\$\{([A-Za-z0-9_.]+)\}/g, (_m, p: string) => {
+        const x = get(p);
+        return x === undefined ? "" : typeof x === "string" ? x : JSON.stringify(x);
+      });
+    }
+    if (Array.isArray(v)) return v.map(sub);
+    if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, sub(x)]));
+    return v;
+  };
+  return sub(input) as Record<string, unknown>;
 }
 
 /** stdout is JSON iff its first non-space character is `{` (formats §3.6). */
