@@ -39,7 +39,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       await stop();
       process.stdin.destroy();
     } else {
-      const h = await serveHttp(hub, httpPort, "127.0.0.1", { idleMs: idle === undefined ? undefined : idle * 1000 });
+      const h = await serveHttp(hub, httpPort, "127.0.0.1", { idleMs: idle === undefined ? undefined : idle * 1000, token: process.env.TOOLHOST_SERVE_TOKEN || undefined });
       await signals;
       await h.close();
       await stop();

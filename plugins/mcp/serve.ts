@@ -9,7 +9,7 @@
  * session load). Upstream servers' resources and prompts pass through read-only, namespaced.
  */
 import http from "node:http";
-import { createHash, randomUUID } from "node:crypto";
+import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
@@ -339,6 +339,32 @@ export interface HttpServeOptions {
    * (a client that went away without DELETE). Default 30 minutes; 0 disables.
    */
   idleMs?: number;
+  /**
+   * Require `Authorization: Bearer <token>` on every request (`toolhost serve --http` takes it from the
+   * environment variable TOOLHOST_SERVE_TOKEN). Without it, any local process may call the pool's tools.
+   */
+  token?: string;
+}
+
+/**
+ * DNS-rebinding and cross-site guard for a loopback server (what the MCP spec asks of local HTTP
+ * servers): the Host header must name the loopback address we listen on, and a browser's Origin, when
+ * present, must be that same local origin. Returns why a request is refused, or undefined.
+ */
+export function refuseRequest(headers: http.IncomingHttpHeaders, port: number, token?: string): { status: number; why: string } | undefined {
+  const local = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
+  const host = String(headers.host ?? "").toLowerCase();
+  if (!local.includes(host)) return { status: 403, why: `Host "${host}" is not this loopback server (${local[0]}): refused (DNS-rebinding guard)` };
+  const origin = headers.origin;
+  if (origin !== undefined && !local.some((h) => origin.toLowerCase() === `http://${h}`)) return { status: 403, why: `Origin "${origin}" may not call this server: refused (cross-site guard)` };
+  if (token !== undefined) {
+    const auth = String(headers.authorization ?? "");
+    const given = /^Bearer\s+(.+)$/i.exec(auth)?.[1] ?? "";
+    const a = Buffer.from(given);
+    const b = Buffer.from(token);
+    if (a.length !== b.length || !timingSafeEqual(a, b)) return { status: 401, why: "missing or wrong bearer token (Authorization: Bearer $TOOLHOST_SERVE_TOKEN)" };
+  }
+  return undefined;
 }
 
 export const DEFAULT_HTTP_IDLE_MS = 30 * 60_000;
@@ -366,6 +392,12 @@ export async function serveHttp(
   };
   const server = http.createServer((req, res) => {
     void (async () => {
+      const refused = refuseRequest(req.headers, (server.address() as { port: number }).port, opts.token);
+      if (refused) {
+        hub.log(`[serve http] ${req.method} refused: ${refused.why}`);
+        res.writeHead(refused.status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: refused.why }, id: null }));
+        return;
+      }
       const url = new URL(req.url ?? "/", `http://${hostname}`);
       if (url.pathname !== "/mcp") {
         res.writeHead(404, { "content-type": "text/plain" }).end("toolhost serves MCP at /mcp\n");
@@ -431,7 +463,9 @@ export async function serveHttp(
   });
   const addr = server.address() as { port: number };
   const url = `http://${hostname}:${addr.port}/mcp`;
-  hub.log(`toolhost serve: Streamable HTTP on ${url}${idleMs > 0 ? ` (idle sessions close after ${idleMs / 1000} s)` : ""}`);
+  hub.log(
+    `toolhost serve: Streamable HTTP on ${url}${idleMs > 0 ? ` (idle sessions close after ${idleMs / 1000} s)` : ""}; ${opts.token !== undefined ? "bearer token required" : "no token: any local process can call the tools (set TOOLHOST_SERVE_TOKEN to require one)"}`,
+  );
   return {
     server,
     url,

@@ -13,7 +13,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { ElicitRequestSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { createHost, type Host } from "../../core/index.ts";
-import { McpServeHub, parseResourceUri, resourceUri } from "../../plugins/mcp/serve.ts";
+import http from "node:http";
+import { McpServeHub, parseResourceUri, refuseRequest, resourceUri } from "../../plugins/mcp/serve.ts";
 import { alive, HAS_PERMISSIONS, HAS_TOOLSEARCH, INSPECTOR_CLI, NODE, SERVERS, stdio, TOOLHOST_BIN, tmpDir, waitFor, writeJson, writePolicyPlugin } from "./helpers.ts";
 
 const ALLOW = ["mcp__quirky__echo", "mcp__quirky__slow", "mcp__quirky__cancelled", "mcp__quirky__add_tool", "mcp__quirky__remove_tool", "mcp__quirky__pid", "mcp__quirky__zz_*", "mcp__memory__*", "ToolSearch"];
@@ -355,6 +356,26 @@ describe("toolhost serve --http", () => {
     }
   });
 
+  /** A raw request with headers fetch() would not let us set (Host). */
+  const raw = (headers: Record<string, string>) =>
+    new Promise<number>((resolve, reject) => {
+      const u = new URL(url);
+      const req = http.request({ hostname: u.hostname, port: u.port, path: u.pathname, method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on("error", reject);
+      req.end(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "x", version: "1" } } }));
+    });
+
+  it("refuses a foreign Host (DNS rebinding) and a foreign browser Origin with 403, and says so on stderr", async () => {
+    const port = new URL(url).port;
+    expect(await raw({ host: `evil.example:${port}` })).toBe(403);
+    expect(await raw({ host: `127.0.0.1:${port}`, origin: "http://evil.example" })).toBe(403);
+    expect(await raw({ host: `localhost:${port}`, origin: `http://localhost:${port}` })).toBe(200);
+    expect(err).toMatch(/refused: Host "evil\.example:\d+" is not this loopback server/);
+  });
+
   /** What the server answers to a request on an old session id (404 once the session is gone). */
   const probe = async (sid: string) =>
     (await fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-session-id": sid, "mcp-protocol-version": "2025-06-18" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }) })).status;
@@ -392,5 +413,44 @@ describe("toolhost serve --http", () => {
     expect(err).not.toContain(`session ${sidC} closed`);
     expect(await probe(sidC)).toBe(200);
     await c.close();
+  });
+});
+
+describe("toolhost serve --http with TOOLHOST_SERVE_TOKEN", () => {
+  let proc: ChildProcess;
+  let url: string;
+  beforeAll(async () => {
+    const dir = project();
+    let err = "";
+    proc = spawn(NODE, [TOOLHOST_BIN, "serve", "--http", "0", "--cwd", dir, "--no-watch"], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, TOOLHOST_SERVE_TOKEN: "s3cret-token" } });
+    proc.stderr!.on("data", (d) => (err += d));
+    url = await waitFor(() => /Streamable HTTP on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(err)?.[1], 30_000, "serve --http to listen");
+    expect(err).toContain("bearer token required");
+  });
+  afterAll(async () => {
+    proc?.kill("SIGTERM");
+    await new Promise((r) => proc?.once("exit", r));
+  });
+
+  it("a client without the token is refused (401); with it, it works", async () => {
+    const anon = new Client({ name: "anon", version: "1" });
+    await expect(anon.connect(new StreamableHTTPClientTransport(new URL(url)))).rejects.toThrow(/401|token/);
+    const c = new Client({ name: "ok", version: "1" });
+    await c.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: "Bearer s3cret-token" } } }));
+    try {
+      expect((await c.listTools()).tools.length).toBeGreaterThan(3);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it("refuseRequest: host, origin and token rules", () => {
+    expect(refuseRequest({ host: "127.0.0.1:80" }, 80)).toBeUndefined();
+    expect(refuseRequest({ host: "[::1]:80" }, 80)).toBeUndefined();
+    expect(refuseRequest({ host: "127.0.0.1:81" }, 80)?.status).toBe(403);
+    expect(refuseRequest({ host: "127.0.0.1:80", origin: "null" }, 80)?.status).toBe(403);
+    expect(refuseRequest({ host: "127.0.0.1:80" }, 80, "t")?.status).toBe(401);
+    expect(refuseRequest({ host: "127.0.0.1:80", authorization: "Bearer tt" }, 80, "t")?.status).toBe(401);
+    expect(refuseRequest({ host: "127.0.0.1:80", authorization: "bearer t" }, 80, "t")).toBeUndefined();
   });
 });
