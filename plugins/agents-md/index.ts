@@ -14,7 +14,7 @@
  */
 import path from "node:path";
 import { definePlugin, PERMISSION_STAGE_RULES, POOL_STAGE_DENY, type CallState, type Decision } from "../../core/index.ts";
-import { callFacts, matchesRule, parseRule, pathMatcher, ruleHit, suspectHit, type CallFacts, type ParsedRule } from "../permissions/match.ts";
+import { callFacts, matchesRule, parseRule, readDenyFilter, ruleHit, suspectHit, type CallFacts, type ParsedRule } from "../permissions/match.ts";
 import type { CompiledRule, Reminder } from "./compile.ts";
 import { loadAgents } from "./load.ts";
 import { factsFor } from "../permissions/decide.ts";
@@ -47,6 +47,7 @@ export default definePlugin({
   apply(ctx) {
     ctx.hooks.build.tap(PLUGIN_NAME, (build) => {
       let deny: Live[] = [];
+      let reads: Array<Live & { root: string }> = [];
       let ask: Live[] = [];
       let reminders: Reminder[] = [];
 
@@ -61,6 +62,7 @@ export default definePlugin({
           reminders = reminders.concat(f.reminders);
         }
         deny = live.filter((r) => r.behavior === "deny");
+        reads = deny.filter((r) => r.parsed.kind === "path" && r.parsed.family === "read").map((r) => ({ ...r, root: r.scope }));
         ask = live.filter((r) => r.behavior === "ask");
         if (live.length || reminders.length) install();
       });
@@ -145,16 +147,10 @@ export default definePlugin({
           return decide(call, ask, "ask");
         });
 
-        build.hooks.readFilter.tap(PLUGIN_NAME, (prev, call) => {
-          const reads = deny.filter((r) => r.parsed.kind === "path" && r.parsed.family === "read");
-          if (!reads.length) return prev;
-          const ms = reads.map((r) => ({ r, m: pathMatcher(r.parsed, call.cwd, r.scope, "deny") }));
-          const mine = (abs: string): string | undefined => {
-            for (const { r, m } of ms) if ((r.everywhere || inScope(abs, r.scope)) && m.test(abs)) return `denied by ${cite(r, call.cwd)} (${r.rule})`;
-            return undefined;
-          };
-          return prev ? (abs: string) => prev(abs) ?? mine(abs) : mine;
-        });
+        // (Read rules are split out once per build; the filter is built once per searching call)
+        build.hooks.readFilter.tap(PLUGIN_NAME, (prev, call) =>
+          readDenyFilter(prev, reads, call.cwd, (r) => `denied by ${cite(r, call.cwd)} (${r.rule})`, (r, abs) => r.everywhere || inScope(abs, r.scope)),
+        );
 
         build.hooks.postToolUse.tap(PLUGIN_NAME, (post) => {
           if (!reminders.length || post.result.isError) return;

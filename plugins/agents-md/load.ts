@@ -13,7 +13,7 @@ export const FILE_NAME = "AGENTS.md";
 /** The instruction files compiled by default; config `agentsMd.files` replaces the list (e.g. ["AGENTS.md", "CLAUDE.md"]). */
 export const DEFAULT_FILES = [FILE_NAME];
 /** How deep below the project nested AGENTS.md files are looked for. */
-export const MAX_DEPTH = 6;
+export const MAX_DEPTH = 8;
 const SKIP = ["**/node_modules/**", "**/.git/**", "**/dist/**", "**/build/**", "**/vendor/**", "**/.venv/**", "**/target/**"];
 
 export interface AgentsFile extends Compiled {

@@ -16,7 +16,7 @@ import { analyzeBash } from "./bash.ts";
 import { denyDecision, factsFor, fallbackDecision, PLUGIN_NAME, rulesDecision, toolDecision, type CallView } from "./decide.ts";
 import { runExamples } from "./examples.ts";
 import { EDIT_TOOLS, READ_TOOLS } from "./rule.ts";
-import { pathMatcher } from "./match.ts";
+import { readDenyFilter } from "./match.ts";
 import { collectRules, makeEntry, unknownToolWarnings, where, type RuleEntry, type RuleSet } from "./rules.ts";
 
 /**
@@ -104,14 +104,10 @@ export default definePlugin({
       // ripgrep as exclusions: a deny on .env must not leak through `Grep pattern=KEY path=.`.
       build.hooks.readFilter.tap(PLUGIN_NAME, (prev, call) => {
         const tool = call.tool?.name ?? call.requestedName;
-        const denies = rules().deny.filter((e) => e.rule.kind === "path" && e.rule.family === "read" && (!e.rule.onlyTool || e.rule.onlyTool === tool));
-        if (!denies.length) return prev;
-        const matchers = denies.map((e) => ({ e, m: pathMatcher(e.rule, call.cwd, e.rulesRoot, "deny") }));
-        const mine = (abs: string): string | undefined => {
-          for (const { e, m } of matchers) if (m.test(abs)) return `denied by rule "${e.source}" (${where(e)})`;
-          return undefined;
-        };
-        return prev ? (abs: string) => prev(abs) ?? mine(abs) : mine;
+        const denies = rules()
+          .deny.filter((e) => e.rule.kind === "path" && e.rule.family === "read" && (!e.rule.onlyTool || e.rule.onlyTool === tool))
+          .map((e) => ({ e, parsed: e.rule, root: e.rulesRoot }));
+        return readDenyFilter(prev, denies, call.cwd, ({ e }) => `denied by rule "${e.source}" (${where(e)})`);
       });
       build.hooks.deny.tap(PLUGIN_NAME, (call) => {
         const p = prepared(call);

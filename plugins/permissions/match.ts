@@ -279,3 +279,24 @@ export function matchesHookIf(rule: string | ParsedRule, call: MatchCall, ctx: {
   }
   return !!ruleHit(r, f, "ask", root);
 }
+
+/**
+ * A read filter (core `build.readFilter`) from Read deny rules: each entry's parsed rule is compiled for
+ * this call's cwd and anchored at its `root`; `applies` narrows an entry to some paths (a nested scope);
+ * the first rule that matches names the reason. Chained after `prev` (another plugin's filter).
+ */
+export function readDenyFilter<E extends { parsed: ParsedRule; root: string }>(
+  prev: ((abs: string) => string | undefined) | undefined,
+  entries: readonly E[],
+  cwd: string,
+  reason: (e: E) => string,
+  applies?: (e: E, abs: string) => boolean,
+): ((abs: string) => string | undefined) | undefined {
+  if (!entries.length) return prev;
+  const ms = entries.map((e) => ({ e, m: pathMatcher(e.parsed, cwd, e.root, "deny") }));
+  const mine = (abs: string): string | undefined => {
+    for (const { e, m } of ms) if ((!applies || applies(e, abs)) && m.test(abs)) return reason(e);
+    return undefined;
+  };
+  return prev ? (abs: string) => prev(abs) ?? mine(abs) : mine;
+}
