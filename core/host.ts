@@ -9,7 +9,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadConfig, type HostConfig, type ModeChoice, type ModeSource } from "./config.ts";
+import { loadConfig, PERMISSION_MODES, type HostConfig, type ModeChoice, type ModeSource } from "./config.ts";
 import { errorMessage, ToolhostError, type ProblemReport } from "./errors.ts";
 import { Build } from "./build.ts";
 import { Executor, type ExecuteOptions, type ExecuteOutcome, type AskRequest, type AskAnswer } from "./executor.ts";
@@ -232,6 +232,10 @@ export class Host {
     if (!this.current) {
       this._modeSource = this.options.mode ? { mode: this.options.mode, source: "option" } : (cfg.mode.defaultMode ?? { mode: "default", source: "default" });
       this._mode = this._modeSource.mode;
+      if (this.options.mode && !(PERMISSION_MODES as readonly string[]).includes(this.options.mode)) {
+        // a plugin may define a mode of its own, so this warns rather than refuses
+        problems.push({ plugin: "toolhost", path: "createHost({mode})", message: `unknown permission mode "${this.options.mode}" (known: ${PERMISSION_MODES.join(", ")}); no bundled plugin treats it specially`, severity: "warning" });
+      }
     }
     if (this._mode === "bypassPermissions" && this.bypassDisabledBy) {
       const by = this.bypassDisabledBy;

@@ -109,6 +109,12 @@ describe("permission mode from settings and config", () => {
     expect(h.modeSource).toEqual({ mode: "plan", source: "setMode" });
   });
 
+  it("an unknown mode from createHost is kept (plugins may define modes) but warned about", async () => {
+    const h = await host(project({}), "yolo");
+    expect(h.mode).toBe("yolo");
+    expect(h.problems().some((p) => /unknown permission mode "yolo"/.test(p.message) && p.severity === "warning")).toBe(true);
+  });
+
   it("the mode is chosen once: editing the settings later does not switch a running host", async () => {
     const d = project(local("plan"));
     const h = await host(d);
