@@ -95,6 +95,18 @@ export interface PostToolUseContext extends Traced {
   updateOutput(result: ToolResult | string, source: string): void;
 }
 
+/** After host.executeBatch ran every call of a batch (Claude Code's PostToolBatch). */
+export interface PostToolBatchContext extends Traced {
+  readonly sessionId: string;
+  readonly cwd: string;
+  readonly mode: string;
+  readonly calls: ReadonlyArray<{ readonly name: string; readonly input: unknown; readonly toolUseId: string; readonly outcome: ExecuteOutcome }>;
+  /** Text for the model after the batch (appended to the last call's result). */
+  addContext(text: string, source: string): void;
+  /** Ask the agent loop to stop before its next model call (ExecuteOutcome.batchStop on the last outcome). */
+  stop(reason: string, source: string): void;
+}
+
 export interface CallRecord {
   call: CallState;
   outcome: ExecuteOutcome;
@@ -129,6 +141,8 @@ export type OutcomeStatus = "ok" | "tool-error" | "denied" | "blocked" | "not-ap
 
 export interface ExecuteOutcome {
   tool: string;
+  /** The call's tool_use id (given in ExecuteOptions, or generated). */
+  toolUseId: string;
   decision: Behavior;
   executed: boolean;
   status: OutcomeStatus;
@@ -141,6 +155,8 @@ export interface ExecuteOutcome {
   result: ToolResult;
   trace: TraceEntry[];
   generation: number;
+  /** host.executeBatch, on the batch's last outcome: a PostToolBatch hook asked the agent loop to stop, and why. */
+  batchStop?: string;
 }
 
 const HOOK_RANK: Record<HookDecision, number> = { allow: 1, ask: 2, defer: 3, deny: 4 };
@@ -183,6 +199,7 @@ export class Executor {
     };
     const finish = (o: Partial<ExecuteOutcome> & Pick<ExecuteOutcome, "status" | "result">): ExecuteOutcome => ({
       tool: call.tool?.name ?? call.requestedName,
+      toolUseId: call.toolUseId,
       decision: o.decision ?? (o.status === "ok" || o.status === "tool-error" || o.status === "dry-run" ? "allow" : "deny"),
       executed: o.executed ?? false,
       input: call.input,

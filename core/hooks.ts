@@ -27,7 +27,7 @@ import type { Tool, ToolResult, ReadFilter } from "./tool.ts";
 import type { Build } from "./build.ts";
 import type { LoadedPlugin } from "./manifest.ts";
 import type { PoolSnapshot, PoolDiff } from "./pool.ts";
-import type { CallState, Decision, AskAnswer, PreToolUseContext, PostToolUseContext, CallRecord } from "./executor.ts";
+import type { CallState, Decision, AskAnswer, PreToolUseContext, PostToolUseContext, PostToolBatchContext, CallRecord } from "./executor.ts";
 
 const { SyncHook, SyncBailHook, SyncWaterfallHook, AsyncParallelHook, AsyncSeriesHook, AsyncSeriesBailHook, AsyncSeriesWaterfallHook } =
   tapable as unknown as typeof import("tapable");
@@ -333,6 +333,8 @@ function buildHookDefs(sink: ProblemSink) {
     postToolUse: instrument(new AsyncSeriesHook<[PostToolUseContext]>(["post"]), "build.postToolUse", "isolate", sink),
     /** AsyncSeries: after a failed call. */
     postToolUseFailure: instrument(new AsyncSeriesHook<[PostToolUseContext]>(["post"]), "build.postToolUseFailure", "isolate", sink),
+    /** AsyncSeries: after host.executeBatch ran every call of a batch (PostToolBatch hooks: context, stop). */
+    postToolBatch: instrument(new AsyncSeriesHook<[PostToolBatchContext]>(["batch"]), "build.postToolBatch", "isolate", sink),
     /** AsyncSeriesWaterfall: budget, truncate, headers. */
     shape: instrument(
       new AsyncSeriesWaterfallHook<[ToolResult, CallState]>(["result", "call"]),

@@ -13,7 +13,7 @@ import { loadConfig, PERMISSION_MODES, type HostConfig, type ModeChoice, type Mo
 import { errorMessage, ToolhostError, type ProblemReport } from "./errors.ts";
 import { Build } from "./build.ts";
 import { Executor, type ExecuteOptions, type ExecuteOutcome, type AskRequest, type AskAnswer } from "./executor.ts";
-import { createHostHooks, hooksFacade, type HostHooks, type PluginSource } from "./hooks.ts";
+import { createHostHooks, hooksFacade, TRACE, type HostHooks, type PluginSource, type TraceEntry } from "./hooks.ts";
 import { loadPlugin, type LoadedPlugin } from "./manifest.ts";
 import { diffPools, type PoolDiff, type PoolSnapshot } from "./pool.ts";
 import { type HostView, type Logger, type PluginContext, type PluginDefinition } from "./plugin.ts";
@@ -464,6 +464,32 @@ export class Host {
       }
     }
     await flush();
+    const hook = cur.build.hooks.postToolBatch;
+    if (calls.length && hook.isUsed()) {
+      const context: string[] = [];
+      let stop: string | undefined;
+      const trace: TraceEntry[] = [];
+      const sessionId = this.session(opts.sessionId).id;
+      await hook.promise({
+        [TRACE]: trace,
+        sessionId,
+        cwd: this.cwd,
+        mode: this._mode,
+        calls: calls.map((c, i) => ({ name: c.name, input: out[i]!.input ?? c.input, toolUseId: out[i]!.toolUseId, outcome: out[i]! })),
+        addContext: (text, source) => {
+          context.push(text);
+          trace.push({ stage: "postToolBatch.context", plugin: source, ms: 0 });
+        },
+        stop: (reason, source) => {
+          stop ??= reason;
+          trace.push({ stage: "postToolBatch.stop", plugin: source, ms: 0, outcome: "stop", detail: { reason } });
+        },
+      });
+      const last = out[out.length - 1]!;
+      last.trace.push(...trace);
+      if (context.length) last.result = { ...last.result, content: [...last.result.content, ...context.map((text) => ({ type: "text" as const, text }))] };
+      if (stop !== undefined) last.batchStop = stop;
+    }
     return out;
   }
 

@@ -34,6 +34,7 @@ export type {
   AskRequest,
   PreToolUseContext,
   PostToolUseContext,
+  PostToolBatchContext,
   CallRecord,
   ExecuteOptions,
   ExecuteOutcome,

@@ -111,6 +111,10 @@ export function interpret(event: string, h: Handler, run: RunResult): Effect {
       }
     }
     if (e.stop) e.feedback = e.feedback ?? e.stop;
+  } else if (event === "PostToolBatch") {
+    // a block (decision "block", exit 2 or continue: false) stops the agent loop before its next model call
+    if (j && j.decision === "block") e.stop = str(j.reason) ?? "blocked by a PostToolBatch hook";
+    if (run.status === "block") e.stop = e.stop ?? (str(run.stderr)?.trim() || "PostToolBatch hook exited 2");
   } else if (event === "PermissionRequest") {
     if (run.status === "block") e.warnings.push("exit 2 is ignored on PermissionRequest; print {\"hookSpecificOutput\": {\"decision\": {\"behavior\": \"deny\"}}} instead");
     const d = hso?.decision as Record<string, unknown> | undefined;
@@ -132,7 +136,8 @@ export function interpret(event: string, h: Handler, run: RunResult): Effect {
     if (event === "PreToolUse" || event === "PermissionRequest") {
       e.decision = "deny";
       e.reason = why;
-    } else e.feedback = why;
+    } else if (event === "PostToolBatch") e.stop = why;
+    else e.feedback = why;
   }
   return e;
 }

@@ -49,7 +49,7 @@ export interface Handler {
 /** Events whose matcher filters on the tool name and where `if` rules apply. */
 export const TOOL_EVENTS = new Set(["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"]);
 /** Events this plugin runs. Others are accepted by the loader and ignored here. */
-export const SUPPORTED_EVENTS = ["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest"] as const;
+export const SUPPORTED_EVENTS = ["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PostToolBatch"] as const;
 export const DEFAULT_TIMEOUT_S = 600;
 
 const SETTINGS_ORDER: Record<string, number> = { config: 0, "settings:project": 1, "settings:local": 2 };

@@ -9,7 +9,7 @@
  * compose key-wise (compose.ts); every handler leaves one trace entry.
  */
 import path from "node:path";
-import { definePlugin, TRACE, type CallState, type PostToolUseContext, type PreToolUseContext, type AskAnswer, type BuildView } from "../../core/index.ts";
+import { definePlugin, TRACE, type CallState, type PostToolUseContext, type PostToolBatchContext, type PreToolUseContext, type AskAnswer, type BuildView } from "../../core/index.ts";
 import { collectHandlers, label, TOOL_EVENTS, type Handler } from "./handlers.ts";
 import { runHandler, type McpCaller } from "./run.ts";
 import { composeInputs, interpret, type Effect } from "./compose.ts";
@@ -112,6 +112,34 @@ export default definePlugin({
               detail: { key: "updatedToolOutput", earlier: where(loser.handler), later: where(winner!.handler) },
             });
           }
+        });
+      }
+
+      // PostToolBatch (after host.executeBatch): every handler runs (no matcher, and `if` never runs on a
+      // non-tool event); context is appended after the batch, a block asks the agent loop to stop.
+      const batchHandlers = byEvent.get("PostToolBatch")?.filter((h) => !h.if);
+      if (batchHandlers?.length) {
+        build.hooks.postToolBatch.tapPromise({ name: PLUGIN_NAME, stage: COMMAND_HOOKS_STAGE }, async (batch: PostToolBatchContext) => {
+          const stdin = JSON.stringify({
+            session_id: batch.sessionId,
+            transcript_path: typeof host.config.transcript === "string" ? path.resolve(host.cwd, host.config.transcript) : "",
+            cwd: batch.cwd,
+            permission_mode: batch.mode,
+            hook_event_name: "PostToolBatch",
+            tool_calls: batch.calls.map((c) => ({
+              tool_name: c.name,
+              tool_input: c.input,
+              tool_use_id: c.toolUseId,
+              tool_response: c.outcome.result.meta?.tool_response ?? c.outcome.result.structuredContent ?? c.outcome.result.content,
+            })),
+          });
+          const runs = await Promise.all(batchHandlers.map((h) => runHandler(h, stdin, { cwd: build.cwd, projectDir: host.cwd, signal: shutdown.signal, callMcp })));
+          batchHandlers.forEach((h, i) => {
+            const e = interpret("PostToolBatch", h, runs[i]!);
+            batch[TRACE].push({ stage: "hook.PostToolBatch", plugin: h.plugin, ms: runs[i]!.ms, outcome: runs[i]!.status, detail: { file: h.file, jsonPath: h.jsonPath, command: label(h), ...(e.failure ? { failure: e.failure } : {}) } });
+            if (e.additionalContext) batch.addContext(e.additionalContext, source(h));
+            if (e.stop) batch.stop(e.stop, source(h));
+          });
         });
       }
 
