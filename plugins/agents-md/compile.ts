@@ -162,6 +162,7 @@ export function compileAgentsMd(text: string, file: string, scope: string): Comp
   };
   const lines = text.split(/\r?\n/);
   let fence: { tag: string; marker: string; line: number } | undefined;
+  let leadIn: { text: string; line: number } | undefined;
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!;
     const lineNo = i + 1;
@@ -194,8 +195,25 @@ export function compileAgentsMd(text: string, file: string, scope: string): Comp
       if (PROHIBIT.test(raw) || ASK.test(raw)) out.unenforced.push({ file, line: lineNo, text: raw.slice(0, 200), why: `line longer than ${MAX_LINE} characters` });
       continue;
     }
+    const bullet = /^\s*(?:[-*+]|\d+[.)])\s+/.test(raw);
     const line = raw.replace(/^\s*(?:[-*+]|\d+[.)])\s+/, "").replace(/^\s*>\s*/, "").trim();
-    if (!line.includes("`")) continue;
+    // "Never run these commands:" followed by a list: each item that starts with a code span is governed by
+    // the lead-in, as if the sentence were written out ("Never run these commands `rm -rf /`").
+    if (leadIn) {
+      if (bullet && line.startsWith("`")) {
+        const first = /^`[^`]+`/.exec(line)![0];
+        compileSentence(`${leadIn.text} ${first}`, lineNo, file, scope, out, add);
+        continue;
+      }
+      if (bullet || raw.trim() === "") {
+        if (raw.trim() !== "") leadIn = undefined;
+      } else leadIn = undefined;
+    }
+    if (!line.includes("`")) {
+      const plainLine = plain(line);
+      if (/:\s*$/.test(plainLine) && (ASK.test(plainLine) || GOVERNED.test(plainLine))) leadIn = { text: plainLine.replace(/:\s*$/, ""), line: lineNo };
+      continue;
+    }
     for (const s of sentences(line)) compileSentence(s, lineNo, file, scope, out, add);
   }
   if (fence) out.problems.push({ file, line: fence.line, text: fence.marker + fence.tag, why: `this ${fence.marker} fence is never closed: every line after it was read as code, so no rule below it compiled` });

@@ -27,6 +27,13 @@ describe("AGENTS.md compiler", () => {
     expect(c("Do not run `git push` to `main`.").unenforced[0]!.why).toMatch(/"git push" is narrowed by "to"/);
   });
 
+  it("a lead-in ending with a colon governs the list under it, item by item, until the list ends", () => {
+    const md = "Never run these commands:\n\n- `rm -rf /`\n- `git push --force` (rewrites history)\n- run tests often\n\nDon't edit the following files:\n1. `package-lock.json`\nSome prose.\n- `make deploy`\n\nAsk before running:\n- `npm publish`\n";
+    expect(rules(md)).toEqual(["deny Bash(rm -rf / *) @3", "deny Bash(git push --force *) @4", "deny Edit(package-lock.json) @8", "ask Bash(npm publish *) @13"]);
+    expect(c(md).rules[0]!.text).toBe("Never run these commands `rm -rf /`");
+    expect(rules("Useful commands:\n- `npm test`\n")).toEqual([]);
+  });
+
   it("edit and read verbs make path rules; tool names make tool rules", () => {
     expect(rules("- Don't edit anything in `generated/**`\n- Never read `.env` or `secrets/*.pem`\n- Never use the `WebFetch` tool\n- do not call `mcp__github__delete_repo`")).toEqual([
       "deny Edit(generated/**) @1",
