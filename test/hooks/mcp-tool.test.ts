@@ -57,6 +57,17 @@ describe("mcp_tool hooks", () => {
     expect(m.reason).toMatch(/no MCP tool "nope" on server "guard"/);
   });
 
+  it("a hook that outlives its timeout: the call goes on (fails open) unless onFailure: block", async () => {
+    const soft = await project(pre({ tool: "slow", timeout: 1 }));
+    const o = await soft.h.execute("Write", { file_path: "a.txt", content: "x" }, { yes: true });
+    expect(o.status).toBe("ok");
+    expect(o.trace.find((t) => t.stage === "hook.PreToolUse")?.outcome).toBe("timeout");
+    const hard = await project(pre({ tool: "slow", timeout: 1, onFailure: "block" }));
+    const b = await hard.h.execute("Write", { file_path: "a.txt", content: "x" }, { yes: true });
+    expect(b.status).not.toBe("ok");
+    expect(b.reason).toMatch(/timed out after 1 s/);
+  });
+
   it("a handler without server or tool is a load error naming the JSON path; prompt hooks still warn", async () => {
     const { h } = await project({ PreToolUse: [{ hooks: [{ type: "mcp_tool", tool: "guard" }, { type: "prompt", prompt: "is this ok?" }] }] });
     const ps = h.problems();
