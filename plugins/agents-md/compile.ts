@@ -121,22 +121,33 @@ function valid(rule: string): string | undefined {
   }
 }
 
-/** Split a line into sentences at `.`/`;`/`!`/`?` outside code spans. */
-function sentences(line: string): string[] {
+/**
+ * Split text at boundaries outside code spans. `boundary(s, i)` returns the separator's length at i (0 for
+ * none); `keep` keeps the separator at the end of the piece (sentence punctuation) instead of dropping it.
+ */
+function splitOutsideCode(s: string, boundary: (s: string, i: number) => number, keep: boolean): string[] {
   const out: string[] = [];
-  let cur = "";
+  let start = 0;
   let inCode = false;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
-    if (c === "`") inCode = !inCode;
-    cur += c;
-    if (!inCode && (c === ";" || c === "!" || c === "?" || (c === "." && (i + 1 === line.length || /\s/.test(line[i + 1]!))))) {
-      out.push(cur);
-      cur = "";
+  for (let i = 0; i < s.length; i++) {
+    if (s[i] === "`") {
+      inCode = !inCode;
+      continue;
     }
+    if (inCode) continue;
+    const n = boundary(s, i);
+    if (!n) continue;
+    out.push(s.slice(start, keep ? i + n : i));
+    start = i + n;
+    i += n - 1;
   }
-  if (cur.trim()) out.push(cur);
-  return out.map((s) => s.trim()).filter(Boolean);
+  out.push(s.slice(start));
+  return out.map((x) => x.trim()).filter(Boolean);
+}
+
+/** Sentences: at `;` `!` `?`, and at `.` before a space or the end of the line. */
+function sentences(line: string): string[] {
+  return splitOutsideCode(line, (t, i) => (";!?".includes(t[i]!) || (t[i] === "." && (i + 1 === t.length || /\s/.test(t[i + 1]!))) ? 1 : 0), true);
 }
 
 const PREFER: Array<{ re: RegExp; want: number; avoid: number }> = [
@@ -287,35 +298,22 @@ const FILLER = "(?:(?:ever|even|again|just|directly|manually|yourself|you|the|a|
 const GOVERNED = new RegExp(`${PROHIBIT.source}\\s+${FILLER}(\\w+)`, "i");
 /** After the last span: words that keep the rule whole; a preposition or condition narrows it to advice. */
 const TRAILING_OK = /^(?:(?:by\s+hand|manually|directly|yourself|ever|again|at\s+all|anywhere|here|in\s+this\s+(?:repo|repository|project))\b|$)/i;
-const TRAILING_NARROWS = /^(?:to|on|onto|against|in|into|from|for|with|at|outside|inside|when|while|if|unless|until|on|over|under|as|via|through)\b/i;
+const TRAILING_NARROWS = /^(?:to|on|onto|against|in|into|from|for|with|at|outside|inside|when|while|if|unless|until|over|under|as|via|through)\b/i;
 
 /**
  * Split a sentence into clauses: at "—", " - ", ":", and at commas or "but/yet/so/otherwise" that do not
  * continue a list of code spans ("never run `a`, `b` or `c`" stays one clause).
  */
+const DASH = /\s+[-—–]\s+|—|–|:\s/y;
+const CONJ = /\s+(?:but|yet|so|otherwise|though|although|whereas)\s+/iy;
+const LIST_COMMA = /,\s*(?:(?:or|and)\s+)?`/y;
 function clauses(s: string): string[] {
-  const out: string[] = [];
-  let cur = "";
-  let inCode = false;
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i]!;
-    if (c === "`") inCode = !inCode;
-    if (!inCode) {
-      const rest = s.slice(i);
-      const dash = /^(?:\s+[-—–]\s+|—|–|:\s)/.exec(rest);
-      const conj = /^\s+(?:but|yet|so|otherwise|though|although|whereas)\s+/i.exec(rest);
-      const comma = c === "," && !/^,\s*(?:(?:or|and)\s+)?`/.test(rest);
-      if (dash || conj || comma) {
-        out.push(cur);
-        cur = "";
-        i += (dash?.[0].length ?? conj?.[0].length ?? 1) - 1;
-        continue;
-      }
-    }
-    cur += c;
-  }
-  out.push(cur);
-  return out.map((x) => x.trim()).filter(Boolean);
+  // sticky regexes test at i without copying the rest of the string
+  const at = (re: RegExp, i: number): number => {
+    re.lastIndex = i;
+    return re.exec(s)?.[0].length ?? 0;
+  };
+  return splitOutsideCode(s, (t, i) => at(DASH, i) || at(CONJ, i) || (t[i] === "," && !at(LIST_COMMA, i) ? 1 : 0), false);
 }
 
 /** One clause: the spans the prohibition (or ask) governs become rules. Returns how many compiled. */
