@@ -221,8 +221,10 @@ export function compileAgentsMd(text: string, file: string, scope: string): Comp
       } else leadIn = undefined;
     }
     if (!line.includes("`")) {
-      const plainLine = plain(line);
-      if (/:\s*$/.test(plainLine) && (ASK.test(plainLine) || GOVERNED.test(plainLine))) leadIn = { text: plainLine.replace(/:\s*$/, ""), line: lineNo };
+      if (line.endsWith(":")) {
+        const plainLine = plain(line);
+        if (ASK.test(plainLine) || GOVERNED.test(plainLine)) leadIn = { text: plainLine.replace(/:\s*$/, ""), line: lineNo };
+      }
       continue;
     }
     for (const s of sentences(line)) compileSentence(s, lineNo, file, scope, out, add);
