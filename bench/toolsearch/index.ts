@@ -70,7 +70,9 @@ function synthesise(sets: BenchSet[], n: number): SearchDoc[] {
     for (const d of src) {
       if (out.length >= n) break;
       const server = `${d.server ?? "srv"}-${copy}`;
-      out.push({ ...d, name: `mcp__${server}__${d.shortName}`, server });
+      // each copy is a different server, with its own description text (so nothing is shared across copies
+      // that real servers would not share: tools of one server share its description, and only those)
+      out.push({ ...d, name: `mcp__${server}__${d.shortName}`, server, serverDescription: d.serverDescription && `${d.serverDescription} (mirror ${copy})` });
     }
   }
   return out;
@@ -102,6 +104,17 @@ export async function run(argv: string[] = []): Promise<unknown> {
     builds.push(performance.now() - t);
     buildsCpu.push((cd.user + cd.system) / 1000);
   }
+  // Calibration, same run and same docs: the plain BM25 baseline's index build (name + description, one
+  // field). This VM's speed varies by ~1.7× over a day (same code: 210 vs 370 ms CPU), so the ratio is the
+  // machine-independent figure; the absolute one is compared with the target.
+  const plainBuilds: number[] = [];
+  const plainDocs = big.map((d) => ({ name: d.name, shortName: d.shortName, description: d.description }));
+  for (let i = 0; i < 7; i++) {
+    const c = process.cpuUsage();
+    new ToolIndex(plainDocs, PLAIN_BM25);
+    const cd = process.cpuUsage(c);
+    plainBuilds.push((cd.user + cd.system) / 1000);
+  }
   const load = os.loadavg()[0]!;
   const qs = [...sets[0]!.queries, ...sets[1]!.queries].map((q) => q.query);
   for (const q of qs.slice(0, 20)) idx.search(q, { limit: 5 }); // warm
@@ -127,6 +140,7 @@ export async function run(argv: string[] = []): Promise<unknown> {
     buildMsMedian: percentile(builds.slice(1), 50),
     buildMsMin: Math.min(...builds),
     buildCpuMsMedian: percentile(buildsCpu.slice(1), 50),
+    plainBm25BuildCpuMsMedian: percentile(plainBuilds.slice(1), 50),
     loadAverage: load,
     cpus: os.cpus().length,
     buildMsFirst: builds[0],
@@ -138,6 +152,7 @@ export async function run(argv: string[] = []): Promise<unknown> {
   scaleOut.push(
     `\n## Scale: ${scale.tools} tools (toolsearch + livemcpbench corpora replicated under renamed servers)`,
     `index build: median ${scale.buildMsMedian.toFixed(1)} ms wall, best ${scale.buildMsMin.toFixed(1)} ms, median ${scale.buildCpuMsMedian.toFixed(1)} ms CPU (first, cold: ${scale.buildMsFirst!.toFixed(1)} ms) — target < 300 ms; machine load average ${load.toFixed(1)} on ${scale.cpus} CPUs`,
+    `calibration: plain BM25 index build over the same 10,000 tools ${scale.plainBm25BuildCpuMsMedian.toFixed(1)} ms CPU → ours is ${(scale.buildCpuMsMedian / scale.plainBm25BuildCpuMsMedian).toFixed(2)}× it (9 weighted fields, stemming, lexicon)`,
     `query latency over ${lat.length} queries: p50 ${scale.queryMsP50.toFixed(3)} ms, p95 ${scale.queryMsP95.toFixed(3)} ms (toolsearch queries alone p50 ${scale.queryMsP50ToolsearchQueries.toFixed(3)} ms); mean CPU per query ${queryCpuMsMean.toFixed(3)} ms — target p50 < 2 ms`,
   );
 

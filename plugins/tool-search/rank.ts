@@ -78,6 +78,12 @@ export interface RankOptions {
   analyzer?: "full" | "plain";
   /** Weight of the term "file" added when the query names a file (`package.json`, `*.ts`, `src/app.py`); 0 = off. */
   fileHint: number;
+  /**
+   * Workflow companions: when the best hit needs an id it cannot get by itself (`libraryId`, `pid`), the tool
+   * of the same server that produces it (resolve/list/find/search … library, process) joins the results
+   * right after it. false = off.
+   */
+  companions: boolean;
 }
 
 export const DEFAULT_OPTIONS: RankOptions = {
@@ -101,6 +107,7 @@ export const DEFAULT_OPTIONS: RankOptions = {
   stemming: "porter",
   maxDescChars: 1024,
   fileHint: 0.5,
+  companions: true,
 };
 
 /** The plain BM25 baseline the benchmark compares against: name + description, one field, no extras. */
@@ -124,6 +131,7 @@ export const PLAIN_BM25: RankOptions = {
   stemming: false,
   maxDescChars: Infinity,
   fileHint: 0,
+  companions: false,
   analyzer: "plain",
 };
 
@@ -230,6 +238,13 @@ const VERB_CLASS: ReadonlyMap<string, number> = (() => {
   return m;
 })();
 
+/** Last words of a parameter name that make it an identifier of something else. */
+const ID_WORDS = new Set(["id", "ids", "key", "uuid", "ref"]);
+/** Name verbs (stemmed) of tools that produce identifiers: resolve, list, find, search, lookup. */
+const PRODUCER_VERBS = new Set(["resolv", "list", "find", "search", "lookup"]);
+/** The last position of ToolSearch's default page (5 results): where a companion goes when it ranks lower. */
+const COMPANION_SLOT = 4;
+
 export class ToolIndex {
   readonly docs: readonly SearchDoc[];
   readonly options: RankOptions;
@@ -273,6 +288,7 @@ export class ToolIndex {
     let buf = new Int32Array(1 << 16);
     let len = 0;
     const relIds = new Map<string, number[]>();
+    const perServer = new Map<string, Int32Array>();
     const push = (id: number) => {
       if (len === buf.length) {
         const nb = new Int32Array(buf.length * 2);
@@ -343,6 +359,15 @@ export class ToolIndex {
                 relIds.set(w, Array.from(buf.subarray(r0, len)));
               }
             }
+          }
+        } else if (f === "serverInfo" || f === "server") {
+          // one text per server, shared by all its tools: analysed once, then copied as ids
+          const text = ft[f];
+          const ids = perServer.get(text);
+          if (ids) for (let j = 0; j < ids.length; j++) push(ids[j]!);
+          else {
+            analyse(text);
+            perServer.set(text, buf.slice(s0, len));
           }
         } else analyse(ft[f]);
         ranges[base + k * 2] = s0;
@@ -613,7 +638,59 @@ export class ToolIndex {
       r.scores[i] = 0;
       r.matched[i] = 0;
     }
+    if (o.companions && top.length) this.addCompanion(top, limit, opts.filter);
     return top;
+  }
+
+  private byServer?: Map<string, number[]>;
+  /**
+   * The producer of the id the best hit requires, from the same server, inserted right after it (when it is
+   * not already in the results). Generic: required parameter names ending in id/ids/key (or `pid`) name an
+   * entity; a same-server tool whose name has a producing verb and that entity supplies it.
+   */
+  private addCompanion(top: Hit[], limit: number, filter: SearchOptions["filter"]): void {
+    const best = top[0]!;
+    const doc = this.docs[best.index]!;
+    const required = (doc.inputSchema as { required?: unknown } | undefined)?.required;
+    if (!Array.isArray(required)) return;
+    const entities: string[][] = [];
+    for (const p of required) {
+      if (typeof p !== "string") continue;
+      const ws = words(p);
+      if (ws.length === 1 && ws[0] === "pid") entities.push(["process"]);
+      else if (ws.length > 1 && ID_WORDS.has(ws[ws.length - 1]!)) entities.push(ws.slice(0, -1).filter((w) => !STOP_WORDS.has(w)).map(stem));
+    }
+    if (!entities.length) return;
+    const server = doc.server ?? /^mcp__(.+?)__/.exec(doc.name)?.[1];
+    if (!server) return;
+    if (!this.byServer) {
+      this.byServer = new Map();
+      this.docs.forEach((d, i) => {
+        const s = d.server ?? /^mcp__(.+?)__/.exec(d.name)?.[1];
+        if (!s) return;
+        let l = this.byServer!.get(s);
+        if (!l) this.byServer!.set(s, (l = []));
+        l.push(i);
+      });
+    }
+    for (const ent of entities) {
+      if (!ent.length) continue;
+      for (const i of this.byServer.get(server) ?? []) {
+        if (i === best.index || (filter && !filter(this.docs[i]!, i))) continue;
+        const name = this.nameWords(i);
+        if (!name.some((w) => PRODUCER_VERBS.has(w)) || !ent.every((e) => name.includes(e) || name.includes(e + "s") || name.some((w) => w.startsWith(e)))) continue;
+        // keep it within the first COMPANION_SLOT results (ToolSearch's default page) without displacing
+        // anything above that slot: the ranking stays, the page gains the step the best hit depends on
+        const slot = Math.min(COMPANION_SLOT, top.length, limit - 1);
+        const at = top.findIndex((h) => h.index === i);
+        if (at >= 0 && at <= slot) return;
+        const hit = at > 0 ? top.splice(at, 1)[0]! : { name: this.docs[i]!.name, score: 0, index: i };
+        hit.score = top[slot - 1]?.score ?? best.score;
+        top.splice(slot, 0, hit);
+        if (top.length > limit) top.length = limit;
+        return;
+      }
+    }
   }
 
   private score(q: Map<string, number>, base: Set<string>, filter?: SearchOptions["filter"]): { scores: Float64Array; matched: Uint16Array; touched: number[] } {

@@ -121,6 +121,24 @@ describe("ranking", () => {
     expect(new ToolIndex(docs, { fileHint: 0 }).search(q).map((h) => h.name)).not.toContain("search_files");
   });
 
+  it("workflow companions: the tool that produces the id the best hit requires joins the first page, below what ranked higher", () => {
+    const docs = [
+      { name: "mcp__ctx__query_docs", description: "Query library docs and code examples.", inputSchema: { type: "object", properties: { libraryId: { type: "string" }, query: { type: "string" } }, required: ["libraryId", "query"] } },
+      ...Array.from({ length: 6 }, (_, i) => ({ name: `mcp__other${i}__docs_${i}`, description: `Search docs and query documentation pages ${i}.` })),
+      { name: "mcp__ctx__resolve_library_id", description: "Resolve a package name to an id." },
+      { name: "mcp__ps__kill_process", description: "Kill a process.", inputSchema: { type: "object", properties: { pid: { type: "number" } }, required: ["pid"] } },
+      { name: "mcp__ps__list_processes", description: "Show running programs." },
+    ];
+    const on = new ToolIndex(docs).search("query docs for next.js", { limit: 5 }).map((h) => h.name);
+    expect(on[0]).toBe("mcp__ctx__query_docs");
+    expect(on).toContain("mcp__ctx__resolve_library_id");
+    expect(on.indexOf("mcp__ctx__resolve_library_id")).toBe(4);
+    const off = new ToolIndex(docs, { companions: false }).search("query docs for next.js", { limit: 5 }).map((h) => h.name);
+    expect(off).not.toContain("mcp__ctx__resolve_library_id");
+    expect(off.slice(0, 4)).toEqual(on.slice(0, 4));
+    expect(new ToolIndex(docs).search("kill process", { limit: 5 }).map((h) => h.name)).toContain("mcp__ps__list_processes");
+  });
+
   it("developer-tooling synonyms reach intent words (thumbs-up → reaction, build → workflow job)", () => {
     const docs = [
       { name: "add_issue_reaction", description: "Add a reaction to an issue." },
