@@ -8,41 +8,41 @@ import { McpServeHub, serveHttp, serveStdio } from "./serve.ts";
  * 1800; 0 = never) is closed. Logs go to stderr only — stdout belongs to the protocol.
  */
 export async function run(ctx: CommandContext): Promise<number> {
-    const f = ctx.args.flags;
-    const httpPort = f.http === undefined ? undefined : Number(f.http);
-    if (httpPort !== undefined && (!Number.isInteger(httpPort) || httpPort < 0 || httpPort > 65535)) throw new UsageError(`--http needs a port number (0-65535), got ${JSON.stringify(f.http)}`);
-    const idle = f["idle-timeout"] === undefined ? undefined : Number(f["idle-timeout"]);
-    if (idle !== undefined && (!Number.isFinite(idle) || idle < 0)) throw new UsageError(`--idle-timeout needs a number of seconds (0 = never), got ${JSON.stringify(f["idle-timeout"])}`);
-    if (idle !== undefined && httpPort === undefined) throw new UsageError("--idle-timeout applies to --http sessions only");
-    const log = (line: string) => void process.stderr.write(line.endsWith("\n") ? line : line + "\n");
-    if (httpPort === undefined) {
-      // stdout carries JSON-RPC: anything a plugin prints with console.log must not corrupt it.
-      for (const k of ["log", "info", "debug", "warn"] as const) console[k] = (...a: unknown[]) => console.error(...a);
+  const f = ctx.args.flags;
+  const httpPort = f.http === undefined ? undefined : Number(f.http);
+  if (httpPort !== undefined && (!Number.isInteger(httpPort) || httpPort < 0 || httpPort > 65535)) throw new UsageError(`--http needs a port number (0-65535), got ${JSON.stringify(f.http)}`);
+  const idle = f["idle-timeout"] === undefined ? undefined : Number(f["idle-timeout"]);
+  if (idle !== undefined && (!Number.isFinite(idle) || idle < 0)) throw new UsageError(`--idle-timeout needs a number of seconds (0 = never), got ${JSON.stringify(f["idle-timeout"])}`);
+  if (idle !== undefined && httpPort === undefined) throw new UsageError("--idle-timeout applies to --http sessions only");
+  const log = (line: string) => void process.stderr.write(line.endsWith("\n") ? line : line + "\n");
+  if (httpPort === undefined) {
+    // stdout carries JSON-RPC: anything a plugin prints with console.log must not corrupt it.
+    for (const k of ["log", "info", "debug", "warn"] as const) console[k] = (...a: unknown[]) => console.error(...a);
+  }
+  const host = await ctx.host({ watch: f["no-watch"] !== true });
+  const hub = new McpServeHub(host, { log });
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    try {
+      await host.close();
+    } catch (e) {
+      log(`toolhost serve: shutdown: ${errorMessage(e)}`);
     }
-    const host = await ctx.host({ watch: f["no-watch"] !== true });
-    const hub = new McpServeHub(host, { log });
-    let stopping = false;
-    const stop = async () => {
-      if (stopping) return;
-      stopping = true;
-      try {
-        await host.close();
-      } catch (e) {
-        log(`toolhost serve: shutdown: ${errorMessage(e)}`);
-      }
-    };
-    const signals = new Promise<void>((resolve) => {
-      for (const s of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(s, () => resolve());
-    });
-    if (httpPort === undefined) {
-      await Promise.race([serveStdio(hub), signals]);
-      await stop();
-      process.stdin.destroy();
-    } else {
-      const h = await serveHttp(hub, httpPort, "127.0.0.1", { idleMs: idle === undefined ? undefined : idle * 1000, token: process.env.TOOLHOST_SERVE_TOKEN || undefined });
-      await signals;
-      await h.close();
-      await stop();
-    }
-    return 0;
+  };
+  const signals = new Promise<void>((resolve) => {
+    for (const s of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.once(s, () => resolve());
+  });
+  if (httpPort === undefined) {
+    await Promise.race([serveStdio(hub), signals]);
+    await stop();
+    process.stdin.destroy();
+  } else {
+    const h = await serveHttp(hub, httpPort, "127.0.0.1", { idleMs: idle === undefined ? undefined : idle * 1000, token: process.env.TOOLHOST_SERVE_TOKEN || undefined });
+    await signals;
+    await h.close();
+    await stop();
+  }
+  return 0;
 }
