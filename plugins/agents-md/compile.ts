@@ -26,7 +26,7 @@
  * Everything else stays advice. Sentences that look like rules (a prohibition or an ask with a code span)
  * but do not compile are returned as `unenforced` with the reason, so authors can see what is enforced.
  */
-import { parseRule } from "../permissions/match.ts";
+import { KNOWN_TOOLS, parseRule } from "../permissions/match.ts";
 
 export type Behavior = "deny" | "ask";
 
@@ -76,9 +76,8 @@ const ASK = /\b(ask\s+(?:the\s+user\s+|me\s+|a\s+human\s+)?(?:first|before)|conf
 const CMD_VERBS = /\b(run|runs|running|execute|executing|exec|use|using|call|calling|invoke|invoking|type|typing)\b/gi;
 const EDIT_VERBS = /\b(edit|editing|modify|modifying|change|changing|touch|touching|write|writing|overwrite|overwriting|update|updating|delete|deleting|remove|removing|rename|renaming|move|moving|commit\s+changes\s+to)\b/gi;
 const READ_VERBS = /\b(read|reading|open|opening|cat|view|viewing|access|accessing|print|printing|display|displaying)\b/gi;
-const TOOL_NAMES = new Set(
-  "Agent Bash Edit Glob Grep LS LSP MultiEdit NotebookEdit NotebookRead Read Skill Task TodoWrite ToolSearch WebFetch WebSearch Write exec_command write_stdin".split(" "),
-);
+/** Tool names a sentence may ban outright: Claude Code's (the permissions plugin's list), plus the exec-session tools and the legacy `Task`. */
+const TOOL_NAMES = new Set([...KNOWN_TOOLS, "Task", "exec_command", "write_stdin"]);
 
 /** Code spans of a sentence with their offsets. */
 function spans(s: string): Array<{ text: string; at: number; raw: number }> {
