@@ -93,6 +93,12 @@ describe("AGENTS.md compiler", () => {
     expect(big.unenforced[0]!.why).toMatch(/longer than/);
   });
 
+  it("CRLF line ends, NUL bytes and stray backticks neither crash nor shift line numbers", () => {
+    expect(rules("# Rules\r\n- Never run `make nuke`.\r\n")).toEqual(["deny Bash(make nuke *) @2"]);
+    expect(() => c("\u0000\u0001`\u0000 never run ` ``` `` `\n".repeat(50))).not.toThrow();
+    expect(rules("- Never run `` `.\n- Never run `ok`.")).toEqual(["deny Bash(ok *) @2"]);
+  });
+
   it("code inside other fenced blocks is not read as rules; duplicates compile once", () => {
     expect(rules("```sh\n# never run `rm -rf /`\n```\n- Never run `rm -rf /`.\n- Never run `rm -rf /`!")).toEqual(["deny Bash(rm -rf / *) @4"]);
   });
