@@ -45,6 +45,8 @@ export interface CallState extends Traced {
   input: any;
   readonly mode: string;
   readonly cwd: string;
+  /** Where the call acts: the tool's `workingDirectory` facet for this input (e.g. Bash after a `cd`), else `cwd`. */
+  readonly workingDirectory: string;
   readonly generation: number;
   readonly source: CallSource;
   readonly dryRun: boolean;
@@ -615,6 +617,22 @@ class Call implements CallState {
   }
   readFilter(): ReadFilter | undefined {
     return this.readFilterHook.isUsed() ? this.readFilterHook.call(undefined, this) : undefined;
+  }
+  private workDir?: { input: unknown; dir: string } = undefined;
+  /** Computed on first read, and again if a PreToolUse hook or an approval replaced the input. */
+  get workingDirectory(): string {
+    const t = this.tool;
+    if (!t?.workingDirectory) return this.cwd;
+    if (this.workDir?.input !== this.input) {
+      let dir: string | undefined;
+      try {
+        dir = t.workingDirectory(this.input, { cwd: this.cwd, sessionState: this.session.shared });
+      } catch {
+        dir = undefined;
+      }
+      this.workDir = { input: this.input, dir: dir || this.cwd };
+    }
+    return this.workDir!.dir;
   }
   /** Created on first use: most calls never use it. */
   get data(): Map<string, unknown> {

@@ -86,6 +86,7 @@ export class Host {
   private readonly hostProblems: ProblemReport[] = [];
   private readonly active = new Map<string, ActivePlugin>();
   private readonly sessions = new Map<string, Session>();
+  private readonly services = new Map<string, { plugin: string; value: unknown }>();
   private generation = 0;
   private timer?: NodeJS.Timeout;
   private pendingReasons = new Set<string>();
@@ -121,6 +122,7 @@ export class Host {
       watchedFiles: () => self.watchedFiles,
       sources: () => self.sources,
       session: (id?: string) => self.session(id),
+      service: <T>(name: string) => self.services.get(name)?.value as T | undefined,
       log: this.log,
       options: this.options,
     });
@@ -429,6 +431,18 @@ export class Host {
       host: this.view,
       hooks,
       report: (p) => void this.hostProblems.push({ ...p, plugin: ap.id }),
+      provide: (name, value) => {
+        const had = this.services.get(name);
+        if (had && had.plugin !== ap.id) {
+          this.hostProblems.push({ plugin: ap.id, path: `provide(${JSON.stringify(name)})`, message: `service "${name}" is already provided by plugin ${had.plugin}; this one is ignored`, severity: "error" });
+          return;
+        }
+        const entry = { plugin: ap.id, value };
+        this.services.set(name, entry);
+        ap.disposers.push(() => {
+          if (this.services.get(name) === entry) this.services.delete(name);
+        });
+      },
       onDispose: (fn) => void ap.disposers.push(fn),
     };
     return Object.freeze(ctx);

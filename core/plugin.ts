@@ -35,6 +35,12 @@ export interface HostView {
   /** Plugin sources the last rebuild discovered (bundled manifests, config `plugins`, --plugin-dir), loaded or not. */
   sources?(): readonly PluginSource[];
   session(id?: string): Session;
+  /**
+   * A live object another plugin provided under `name` (`ctx.provide`), e.g. the MCP plugin's
+   * connections for `toolhost serve`: one plugin reaches another's state without importing its files.
+   * Undefined when no active plugin provides it.
+   */
+  service<T = unknown>(name: string): T | undefined;
   readonly log: Logger;
   /** Options the embedding program passed to createHost (for plugins that read their own keys). */
   readonly options: Readonly<Record<string, unknown>>;
@@ -49,6 +55,11 @@ export interface PluginContext {
   readonly hooks: HostHooks;
   /** Report a problem attributed to this plugin. */
   report(p: Omit<ProblemReport, "plugin">): void;
+  /**
+   * Offer a live object to other plugins under `name` (read with `host.service(name)`); withdrawn when
+   * this plugin is disposed. A name another active plugin already provides is refused (reported).
+   */
+  provide(name: string, value: unknown): void;
   /** Run when the plugin is removed or reloaded, or the host closes. */
   onDispose(fn: () => void | Promise<void>): void;
 }

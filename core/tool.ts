@@ -76,6 +76,12 @@ export interface ToolDefinition<I = any> {
   validateInput?(input: I, ctx: { cwd: string }): string | undefined | Promise<string | undefined>;
   /** Tool-specific permission logic, consulted after rules (e.g. a read-only path inside cwd). */
   checkPermissions?(input: I, ctx: { cwd: string; mode: string }): PermissionCheck | undefined;
+  /**
+   * Where this call will really act, when that is not the host's cwd (a shell that kept a `cd`, a
+   * `workdir` field): permission and AGENTS.md rules resolve relative paths against it. Computed once
+   * per call into `CallState.workingDirectory`; default: the host's cwd.
+   */
+  workingDirectory?(input: I, ctx: { cwd: string; sessionState: Map<string, unknown> }): string | undefined;
   /** Normalise input before any rule sees it (resolve paths against cwd, etc.). */
   normalizeInput?(input: I, ctx: { cwd: string }): I;
   isReadOnly?: boolean | ((input: I) => boolean);
