@@ -1,12 +1,15 @@
 // Package entry: toolhost runs from its TypeScript sources through jiti (no build step).
+// The names below must equal core/index.ts's value exports: test/contract/public-api.test.ts checks it.
 import { createJiti } from "jiti";
 const jiti = createJiti(import.meta.url, { interopDefault: true });
 const api = await jiti.import("./core/index.ts");
 export const {
-  createHost, Host, defineTool, definePlugin, isToolDefinition, isPluginDefinition, textResult, resultText,
-  ToolhostError, PluginError, SyncHook, SyncBailHook, SyncWaterfallHook, AsyncParallelHook, AsyncSeriesHook,
-  AsyncSeriesBailHook, AsyncSeriesWaterfallHook, TRACE, Session, stableStringify, denialText, substitute, resolveInside,
-  POOL_STAGE_DENY, POOL_STAGE_MODE, DEFER_STAGE_ALWAYS_LOAD, DEFER_STAGE_POLICY, SHAPE_STAGE_ANNOTATE,
-  SHAPE_STAGE_TRUNCATE, PERMISSION_STAGE_RULES, PERMISSION_STAGE_TOOL, PACKAGE_ROOT,
+  createHost, Host, PACKAGE_ROOT, defineTool, definePlugin, isToolDefinition, isPluginDefinition, textResult, resultText,
+  ToolhostError, PluginError, UsageError, errorMessage, loadConfig, suggest, editDistance,
+  SyncHook, SyncBailHook, SyncWaterfallHook, AsyncParallelHook, AsyncSeriesHook, AsyncSeriesBailHook, AsyncSeriesWaterfallHook,
+  TRACE, Session, stableStringify, denialText, substitute, resolveInside, codeStamp, flag, instrument,
+  DISCOVER_STAGE_WATCH, POOL_STAGE_DENY, POOL_STAGE_MODE, DEFER_STAGE_ALWAYS_LOAD, DEFER_STAGE_POLICY, DENY_STAGE_SETTINGS,
+  DENY_STAGE_AGENTS, PERMISSION_STAGE_AGENTS, PERMISSION_STAGE_RULES, PERMISSION_STAGE_TOOL, PERMISSION_STAGE_FALLBACK,
+  COMMAND_HOOKS_STAGE, SHAPE_STAGE_HOOK_CONTEXT, SHAPE_STAGE_ANNOTATE, SHAPE_STAGE_TRUNCATE,
 } = api;
 export default api;

@@ -13,7 +13,7 @@
  * Every decision cites `AGENTS.md:<line>` and the sentence.
  */
 import path from "node:path";
-import { definePlugin, PERMISSION_STAGE_RULES, POOL_STAGE_DENY, type CallState, type Decision } from "../../core/index.ts";
+import { definePlugin, DENY_STAGE_AGENTS, PERMISSION_STAGE_AGENTS, POOL_STAGE_DENY, type CallState, type Decision } from "../../core/index.ts";
 import { callFacts, matchesRule, parseRule, readDenyFilter, ruleHit, suspectHit, type CallFacts, type ParsedRule } from "../permissions/match.ts";
 import type { CompiledRule, Reminder } from "./compile.ts";
 import { loadAgents } from "./load.ts";
@@ -22,8 +22,6 @@ import { isInside, realpathLoose } from "../permissions/paths.ts";
 import { EDIT_TOOLS } from "../permissions/rule.ts";
 
 export const PLUGIN_NAME = "agents-md";
-/** build.permission stage: before the permissions plugin's rules (PERMISSION_STAGE_RULES), so an allow rule there cannot pre-empt an AGENTS.md ask. */
-export const PERMISSION_STAGE_AGENTS = PERMISSION_STAGE_RULES - 10;
 const SHELL_CWD_KEY = "builtin-tools:bashCwd";
 
 interface Live extends CompiledRule {
@@ -135,7 +133,7 @@ export default definePlugin({
         // The deny scan runs once per call and input; an ask it found (a deny rule behind an unknown wrapper)
         // waits in call.data for the permission stage.
         const suspects = new WeakMap<CallState, { input: unknown; d: Decision }>();
-        build.hooks.deny.tap(PLUGIN_NAME, (call) => {
+        build.hooks.deny.tap({ name: PLUGIN_NAME, stage: DENY_STAGE_AGENTS }, (call) => {
           const d = decide(call, deny, "deny");
           if (d?.behavior === "deny") return d;
           if (d) suspects.set(call, { input: call.input, d });

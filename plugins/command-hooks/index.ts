@@ -9,7 +9,7 @@
  * compose key-wise (compose.ts); every handler leaves one trace entry.
  */
 import path from "node:path";
-import { definePlugin, TRACE, type CallState, type PostToolUseContext, type PostToolBatchContext, type PreToolUseContext, type AskAnswer, type BuildView } from "../../core/index.ts";
+import { definePlugin, TRACE, COMMAND_HOOKS_STAGE, SHAPE_STAGE_HOOK_CONTEXT, type CallState, type PostToolUseContext, type PostToolBatchContext, type PreToolUseContext, type AskAnswer, type BuildView } from "../../core/index.ts";
 import { collectHandlers, label, TOOL_EVENTS, type Handler } from "./handlers.ts";
 import { runHandler, type McpCaller } from "./run.ts";
 import { composeInputs, interpret, type Effect } from "./compose.ts";
@@ -29,7 +29,6 @@ interface PendingAsync {
  * In-process handlers tapped at a lower stage run before every command hook (and their rewrite is
  * what command hooks receive); at a higher stage, after them (they see the composed rewrite).
  */
-export const COMMAND_HOOKS_STAGE = 0;
 
 export default definePlugin({
   name: PLUGIN_NAME,
@@ -201,7 +200,7 @@ export default definePlugin({
 
       if ([...byEvent.values()].some((l) => l.some((h) => h.async))) {
         // Deliver finished async hooks' context with the session's next call, after its shaped result.
-        build.hooks.shape.tap({ name: PLUGIN_NAME, stage: COMMAND_HOOKS_STAGE }, (result, call) => {
+        build.hooks.shape.tap({ name: PLUGIN_NAME, stage: SHAPE_STAGE_HOOK_CONTEXT }, (result, call) => {
           const st = call.session.stateFor(PLUGIN_NAME);
           const pending = st.get("pending") as PendingAsync[] | undefined;
           if (!pending?.length) return result;

@@ -11,7 +11,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { definePlugin, POOL_STAGE_DENY, PERMISSION_STAGE_RULES, PERMISSION_STAGE_TOOL, type CallState, type PermissionRuleUpdate, type ProblemReport } from "../../core/index.ts";
+import { definePlugin, POOL_STAGE_DENY, DENY_STAGE_SETTINGS, PERMISSION_STAGE_FALLBACK, PERMISSION_STAGE_RULES, PERMISSION_STAGE_TOOL, type CallState, type PermissionRuleUpdate, type ProblemReport } from "../../core/index.ts";
 import { analyzeBash } from "./bash.ts";
 import { denyDecision, factsFor, fallbackDecision, PLUGIN_NAME, rulesDecision, toolDecision, type CallView } from "./decide.ts";
 import { runExamples } from "./examples.ts";
@@ -24,7 +24,6 @@ import { collectRules, makeEntry, unknownToolWarnings, where, type RuleEntry, ty
  * (not explicit, so a PreToolUse allow may still skip it) that says what no rule covered, instead of
  * the core's generic "no rule allows this call".
  */
-export const PERMISSION_STAGE_FALLBACK = 10_000;
 
 export default definePlugin({
   name: PLUGIN_NAME,
@@ -109,7 +108,7 @@ export default definePlugin({
           .map((e) => ({ e, parsed: e.rule, root: e.rulesRoot }));
         return readDenyFilter(prev, denies, call.cwd, ({ e }) => `denied by rule "${e.source}" (${where(e)})`);
       });
-      build.hooks.deny.tap(PLUGIN_NAME, (call) => {
+      build.hooks.deny.tap({ name: PLUGIN_NAME, stage: DENY_STAGE_SETTINGS }, (call) => {
         const p = prepared(call);
         return denyDecision(rules(), p.view, p.facts);
       });

@@ -20,7 +20,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { watch, type FSWatcher } from "chokidar";
-import { definePlugin, type PluginSource } from "../../core/index.ts";
+import { definePlugin, DISCOVER_STAGE_WATCH, type PluginSource } from "../../core/index.ts";
 
 const PLUGIN_NAME = "watch";
 /** Never descended into. */
@@ -267,7 +267,7 @@ export default definePlugin({
       await Promise.all(opened);
     };
 
-    ctx.hooks.discover.tapPromise({ name: PLUGIN_NAME, stage: 1000 }, async (sources: PluginSource[]) => {
+    ctx.hooks.discover.tapPromise({ name: PLUGIN_NAME, stage: DISCOVER_STAGE_WATCH }, async (sources: PluginSource[]) => {
       lastSources = sources;
       await apply(sources, false);
       return sources;

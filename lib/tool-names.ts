@@ -1,0 +1,22 @@
+/** Claude Code's tool names that rules, hooks and plugins refer to: one copy for everyone. */
+
+/** Legacy tool names still accepted in permission rules and hook matchers (SDK LEGACY_TOOL_NAME_ALIASES). */
+export const TOOL_ALIASES: Readonly<Record<string, string>> = Object.freeze({
+  Task: "Agent",
+  KillShell: "TaskStop",
+  KillBash: "TaskStop",
+  BashOutput: "TaskOutput",
+  AgentOutputTool: "TaskOutput",
+  ListMcpResources: "ListMcpResourcesTool",
+  ReadMcpResource: "ReadMcpResourceTool",
+});
+
+/** Editing tools and the input field that names the file they change. */
+export const EDIT_TOOL_FILE_FIELD: Readonly<Record<string, string>> = Object.freeze({
+  Edit: "file_path",
+  MultiEdit: "file_path",
+  Write: "file_path",
+  NotebookEdit: "notebook_path",
+});
+export const EDIT_TOOLS: ReadonlySet<string> = new Set(Object.keys(EDIT_TOOL_FILE_FIELD));
+export const READ_TOOLS: ReadonlySet<string> = new Set(["Read", "Grep", "Glob", "LSP", "NotebookRead", "LS"]);
