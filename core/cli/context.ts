@@ -1,7 +1,7 @@
 /** What every CLI command gets: parsed flags, a host factory honouring the global flags, output helpers. */
-import { createHost, type Host, type HostOptions } from "../host.ts";
+import type { Host, HostOptions } from "../host/host.ts";
 import { UsageError, type ParsedArgs } from "./args.ts";
-import { PERMISSION_MODES } from "../config.ts";
+import { PERMISSION_MODES } from "../../lib/modes.ts";
 
 export interface CliIO {
   out(text: string): void;
@@ -46,4 +46,7 @@ function cliMode(m: string): string {
   return m;
 }
 
-export { createHost };
+/** The host, imported on first use: `--help` and usage errors load none of it. */
+export async function createHost(options: HostOptions): Promise<Host> {
+  return (await import("../index.ts")).createHost(options);
+}

@@ -8,9 +8,12 @@ import { parseArgs, UsageError } from "./args.ts";
 import fs from "node:fs";
 import path from "node:path";
 import { commands as coreCommands } from "./commands/index.ts";
-import { BUNDLED_MANIFESTS, PACKAGE_ROOT } from "../host.ts";
 import { createHost, hostOptionsFrom, type CliIO, type Command, type CommandContext } from "./context.ts";
+import { fileURLToPath } from "node:url";
 import { errorMessage } from "../errors.ts";
+
+const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const BUNDLED_MANIFESTS = path.join(PACKAGE_ROOT, "manifests");
 
 const GLOBAL_VALUES = ["cwd", "config", "plugin-dir", "mode"];
 const GLOBAL_REPEAT = ["plugin-dir"];

@@ -50,7 +50,7 @@ export default definePlugin({
       let reminders: Reminder[] = [];
 
       build.hooks.collect.tapPromise(PLUGIN_NAME, async (collector) => {
-        const { files, errors } = loadAgents(build.cwd, build.host.config.agentsMd?.files);
+        const { files, errors } = loadAgents(build.cwd, build.config.agentsMd?.files);
         for (const e of errors) collector.problem({ plugin: PLUGIN_NAME, file: e.file, message: e.message, severity: "warning" });
         const live: Live[] = [];
         reminders = [];

@@ -121,7 +121,7 @@ export default definePlugin({
         build.hooks.postToolBatch.tapPromise({ name: PLUGIN_NAME, stage: COMMAND_HOOKS_STAGE }, async (batch: PostToolBatchContext) => {
           const stdin = JSON.stringify({
             session_id: batch.sessionId,
-            transcript_path: typeof host.config.transcript === "string" ? path.resolve(host.cwd, host.config.transcript) : "",
+            transcript_path: typeof build.config.transcript === "string" ? path.resolve(host.cwd, build.config.transcript) : "",
             cwd: batch.cwd,
             permission_mode: batch.mode,
             hook_event_name: "PostToolBatch",
@@ -162,7 +162,7 @@ export default definePlugin({
         if (!matching.length) return [];
         const payload: Record<string, unknown> = {
           session_id: call.sessionId,
-          transcript_path: typeof host.config.transcript === "string" ? path.resolve(host.cwd, host.config.transcript) : "",
+          transcript_path: typeof call.config.transcript === "string" ? path.resolve(host.cwd, call.config.transcript) : "",
           cwd: call.cwd,
           permission_mode: call.mode,
           hook_event_name: event,

@@ -56,7 +56,8 @@ export default definePlugin({
       return merged as LspOptions;
     };
     /** `lsp` from the config file, overridden by `createHost({ lsp })`. */
-    const rawOptions = (): Record<string, unknown> => ({ ...plain(ctx.host.config.lsp), ...plain(ctx.host.options.lsp) });
+    let config: Readonly<Record<string, unknown>> = {};
+    const rawOptions = (): Record<string, unknown> => ({ ...plain(config.lsp), ...plain(ctx.host.options.lsp) });
     const log = (m: string) => ctx.host.log.warn(`[${PLUGIN_NAME}] ${m}`);
 
     const serverFor = (def: ServerDef): LspServer => {
@@ -67,6 +68,7 @@ export default definePlugin({
     };
 
     ctx.hooks.build.tap(PLUGIN_NAME, (build) => {
+      config = build.config; // the newest generation's: late diagnostics of an older one use the same options
       const table = readServers(build.plugins, build.cwd);
       keysByGeneration.set(build.generation, new Set(table.servers.map((s) => s.key)));
 

@@ -11,7 +11,7 @@ export default definePlugin({
   name: PLUGIN_NAME,
   apply(ctx) {
     ctx.hooks.build.tap(PLUGIN_NAME, (build) => {
-      const cfg = build.host.config;
+      const cfg = build.config;
       const setName = cfg.toolSet;
       const set = setName ? cfg.toolSets?.[setName] : undefined;
       build.hooks.exclude.tap({ name: PLUGIN_NAME, stage: POOL_STAGE_MODE }, (tool) => {

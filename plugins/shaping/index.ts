@@ -30,7 +30,7 @@ export function spillRoot(): string {
 
 export function budgetFor(call: CallState): number {
   if (positive(call.maxOutputChars)) return call.maxOutputChars;
-  const cfg = call.host.config.output;
+  const cfg = call.config.output;
   const perTool = cfg?.perTool?.[call.tool?.name ?? call.requestedName];
   if (positive(perTool)) return perTool;
   if (positive(call.tool?.maxOutputChars)) return call.tool.maxOutputChars;

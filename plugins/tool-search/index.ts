@@ -29,7 +29,7 @@ export default definePlugin({
     });
     const def = toolSearchTool(() => host);
     ctx.hooks.build.tap(PLUGIN_NAME, (build) => {
-      const settings = readSettings(build.host.config, build.plugins);
+      const settings = readSettings(build.config, build.plugins);
       const policy = new DeferralPolicy(settings);
 
       build.hooks.collect.tapPromise(PLUGIN_NAME, async (collector) => {

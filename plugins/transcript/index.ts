@@ -57,7 +57,7 @@ export default definePlugin({
   name: PLUGIN_NAME,
   apply(ctx) {
     ctx.hooks.build.tap(PLUGIN_NAME, (build) => {
-      const target = build.host.config.transcript;
+      const target = build.config.transcript;
       if (typeof target !== "string" || !target) return;
       const file = path.resolve(build.host.cwd, target);
       build.hooks.persist.tapPromise(PLUGIN_NAME, (rec) => append(file, JSON.stringify(transcriptLine(rec))));

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { createBuildHooks, createHostHooks, hooksFacade, TRACE } from "../../core/hooks.ts";
+import { createBuildHooks, createHostHooks } from "../../core/hooks/create.ts";
+import { hooksFacade } from "../../core/hooks/facade.ts";
+import { BUILD_HOOKS, HOST_HOOKS } from "../../core/hooks/table.ts";
+import { TRACE } from "../../core/types.ts";
 import { PluginError, type ProblemReport } from "../../core/errors.ts";
 
 type AnyHook = { name?: string; _args: string[]; call?: Function; promise?: Function; tap: Function; tapAsync?: Function; tapPromise?: Function; constructor: { name: string } };
@@ -8,7 +11,11 @@ const owners = {
   host: createHostHooks,
   build: createBuildHooks,
 };
-const THROWING = new Set(["build.lookup", "build.readFilter", "build.validateInput", "build.deny", "build.permission", "build.preToolUse", "build.call"]);
+// The failure policy comes from the one table; the decisions that must fail closed are pinned here too.
+const THROWING = new Set<string>([...Object.entries(HOST_HOOKS).map(([k, r]) => [`host.${k}`, r] as const), ...Object.entries(BUILD_HOOKS).map(([k, r]) => [`build.${k}`, r] as const)].filter(([, r]) => r.failure === "throw").map(([n]) => n));
+it("decisions fail closed: lookup, readFilter, validateInput, deny, permission, preToolUse and call throw", () => {
+  expect([...THROWING].sort()).toEqual(["build.call", "build.deny", "build.lookup", "build.permission", "build.preToolUse", "build.readFilter", "build.validateInput"]);
+});
 
 function invoke(h: AnyHook, args: unknown[]): Promise<unknown> {
   const isSync = h.constructor.name.startsWith("Sync");

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadPlugin } from "../../core/manifest.ts";
+import { loadPlugin } from "../../core/index.ts";
 import { tmpdir, writeTree } from "../helpers.ts";
 
 const load = (root: string) => loadPlugin({ kind: "plugin-dir", path: root }, { projectDir: root, dataHome: path.join(root, ".data") });
@@ -175,8 +175,8 @@ describe("manifest loading", () => {
 });
 
 describe("published schema", () => {
-  it("manifest.schema.json is in sync with core/manifest-schema.ts", async () => {
-    const { manifestSchema } = await import("../../core/manifest-schema.ts");
+  it("manifest.schema.json is in sync with core/manifest/schema.ts", async () => {
+    const { manifestSchema } = await import("../../core/manifest/schema.ts");
     const published = JSON.parse(fs.readFileSync(path.join(__dirname, "../../manifest.schema.json"), "utf8"));
     expect(published).toEqual(JSON.parse(JSON.stringify(manifestSchema)));
   });

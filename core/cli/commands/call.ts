@@ -1,76 +1,70 @@
-import type { Command } from "../context.ts";
+import type { CommandContext } from "../context.ts";
 import { UsageError } from "../args.ts";
-import type { AskAnswer } from "../../executor.ts";
+import type { AskAnswer } from "../../index.ts";
 
 /**
  * `toolhost call <tool> '<json>'`. Exit codes: 0 ran and succeeded, 1 the tool reported an error,
  * 2 denied / blocked / not approved, 3 bad usage (unknown tool, invalid input).
  */
-export const call: Command = {
-  name: "call",
-  summary: "run one tool call through the whole pipeline (rules, hooks, shaping)",
-  usage: "toolhost call <tool> '<json>' [--json] [--dry-run] [--yes] [--trace] [--session ID]",
-  values: ["session"],
-  async run(ctx) {
-    const [name, rawJson] = ctx.args.positionals;
-    if (!name) throw new UsageError("call needs a tool name");
-    let input: unknown = {};
-    if (rawJson !== undefined) {
-      try {
-        input = JSON.parse(rawJson);
-      } catch {
-        input = rawJson; // the repair stage gets a chance (trailing commas, unquoted keys …)
-      }
-    }
-    const host = await ctx.host();
+export async function run(ctx: CommandContext): Promise<number> {
+  const [name, rawJson] = ctx.args.positionals;
+  if (!name) throw new UsageError("call needs a tool name");
+  let input: unknown = {};
+  if (rawJson !== undefined) {
     try {
-      const f = ctx.args.flags;
-      const onAsk =
-        f.yes === true || !ctx.io.isTTY
-          ? undefined
-          : async (req: { tool: string; decision: { reason: string } }): Promise<AskAnswer> => {
-              const a = (await ctx.io.readLine(`Allow ${req.tool}? ${req.decision.reason} [y]es / [n]o / [a]lways: `)).trim().toLowerCase();
-              return a.startsWith("a") ? "allowAlways" : a.startsWith("y") ? "allow" : "deny";
-            };
-      const o = await host.execute(name, input, {
-        source: "cli",
-        dryRun: f["dry-run"] === true,
-        yes: f.yes === true,
-        onAsk,
-        autoLoadDeferred: true,
-        sessionId: typeof f.session === "string" ? f.session : undefined,
-      });
-      const code = o.status === "ok" || o.status === "dry-run" ? 0 : o.status === "tool-error" ? 1 : o.status === "unknown-tool" || o.status === "invalid-input" ? 3 : 2;
-      if (ctx.json) {
-        ctx.io.out(
-          JSON.stringify(
-            {
-              decision: o.decision,
-              executed: o.executed,
-              reason: o.reason ?? null,
-              result: { content: o.result.content, isError: !!o.result.isError },
-              trace: o.trace,
-              status: o.status,
-              tool: o.tool,
-              rule: o.rule ?? null,
-              plugin: o.plugin ?? null,
-              file: o.file ?? null,
-            },
-            null,
-            2,
-          ),
-        );
-      } else {
-        for (const c of o.result.content) (o.result.isError ? ctx.io.err : ctx.io.out)(c.type === "text" ? c.text ?? "" : `[${c.type}]`);
-        if (f.trace === true) {
-          ctx.io.err("\ntrace:");
-          for (const t of o.trace) ctx.io.err(`  ${t.stage.padEnd(24)} ${(t.plugin ?? "").padEnd(22)} ${t.ms.toFixed(2).padStart(8)} ms  ${t.outcome ?? ""}`);
-        }
-        if (code === 2) ctx.io.err(`toolhost: ${o.decision === "ask" ? "not approved" : "denied"}: ${o.reason}`);
-      }
-      return code;
-    } finally {
-      await host.close();
+      input = JSON.parse(rawJson);
+    } catch {
+      input = rawJson; // the repair stage gets a chance (trailing commas, unquoted keys …)
     }
-  },
-};
+  }
+  const host = await ctx.host();
+  try {
+    const f = ctx.args.flags;
+    const onAsk =
+      f.yes === true || !ctx.io.isTTY
+        ? undefined
+        : async (req: { tool: string; decision: { reason: string } }): Promise<AskAnswer> => {
+            const a = (await ctx.io.readLine(`Allow ${req.tool}? ${req.decision.reason} [y]es / [n]o / [a]lways: `)).trim().toLowerCase();
+            return a.startsWith("a") ? "allowAlways" : a.startsWith("y") ? "allow" : "deny";
+          };
+    const o = await host.execute(name, input, {
+      source: "cli",
+      dryRun: f["dry-run"] === true,
+      yes: f.yes === true,
+      onAsk,
+      autoLoadDeferred: true,
+      sessionId: typeof f.session === "string" ? f.session : undefined,
+    });
+    const code = o.status === "ok" || o.status === "dry-run" ? 0 : o.status === "tool-error" ? 1 : o.status === "unknown-tool" || o.status === "invalid-input" ? 3 : 2;
+    if (ctx.json) {
+      ctx.io.out(
+        JSON.stringify(
+          {
+            decision: o.decision,
+            executed: o.executed,
+            reason: o.reason ?? null,
+            result: { content: o.result.content, isError: !!o.result.isError },
+            trace: o.trace,
+            status: o.status,
+            tool: o.tool,
+            rule: o.rule ?? null,
+            plugin: o.plugin ?? null,
+            file: o.file ?? null,
+          },
+          null,
+          2,
+        ),
+      );
+    } else {
+      for (const c of o.result.content) (o.result.isError ? ctx.io.err : ctx.io.out)(c.type === "text" ? c.text ?? "" : `[${c.type}]`);
+      if (f.trace === true) {
+        ctx.io.err("\ntrace:");
+        for (const t of o.trace) ctx.io.err(`  ${t.stage.padEnd(24)} ${(t.plugin ?? "").padEnd(22)} ${t.ms.toFixed(2).padStart(8)} ms  ${t.outcome ?? ""}`);
+      }
+      if (code === 2) ctx.io.err(`toolhost: ${o.decision === "ask" ? "not approved" : "denied"}: ${o.reason}`);
+    }
+    return code;
+  } finally {
+    await host.close();
+  }
+}

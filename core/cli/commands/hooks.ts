@@ -1,54 +1,49 @@
-import type { Command } from "../context.ts";
+import type { CommandContext } from "../context.ts";
 
 /**
  * `toolhost hooks [--json]`: every loaded hook handler with its provenance (like Claude Code's /hooks
  * browser), in composition order: event, matcher, `if`, type, command/url, timeout, source plugin, file
  * and JSON path.
  */
-export const hooks: Command = {
-  name: "hooks",
-  summary: "list every loaded hook handler with its source (plugin, file, JSON path)",
-  usage: "toolhost hooks [--json]",
-  async run(ctx) {
-    const host = await ctx.host();
-    try {
-      const rows: Array<Record<string, unknown>> = [];
-      // Composition order (docs/hooks.md): config, settings:project, settings:local, then plugins in load order.
-      const rank = (id: string) => ["config", "settings:project", "settings:local"].indexOf(id) >>> 0;
-      const sources = host.plugins.map((lp, i) => ({ lp, i })).sort((a, b) => rank(a.lp.id) - rank(b.lp.id) || a.i - b.i);
-      for (const { lp } of sources) {
-        for (const comp of lp.components.hooks) {
-          for (const [event, groups] of Object.entries(comp.value)) {
-            (groups as Array<{ matcher?: string; hooks?: Array<Record<string, unknown>> }>).forEach((g, gi) =>
-              (g.hooks ?? []).forEach((h, hi) =>
-                rows.push({
-                  event,
-                  matcher: g.matcher ?? "*",
-                  if: h.if ?? null,
-                  type: h.type,
-                  command: h.type === "http" ? h.url : [h.command, ...((h.args as string[] | undefined) ?? [])].join(" "),
-                  timeout: h.timeout ?? null,
-                  async: h.async === true,
-                  onFailure: h.onFailure ?? "continue",
-                  plugin: lp.id,
-                  file: comp.file,
-                  jsonPath: `${comp.jsonPath === "/" ? "" : comp.jsonPath}/${event}/${gi}/hooks/${hi}`,
-                }),
-              ),
-            );
-          }
+export async function run(ctx: CommandContext): Promise<number> {
+  const host = await ctx.host();
+  try {
+    const rows: Array<Record<string, unknown>> = [];
+    // Composition order (docs/hooks.md): config, settings:project, settings:local, then plugins in load order.
+    const rank = (id: string) => ["config", "settings:project", "settings:local"].indexOf(id) >>> 0;
+    const sources = host.plugins.map((lp, i) => ({ lp, i })).sort((a, b) => rank(a.lp.id) - rank(b.lp.id) || a.i - b.i);
+    for (const { lp } of sources) {
+      for (const comp of lp.components.hooks) {
+        for (const [event, groups] of Object.entries(comp.value)) {
+          (groups as Array<{ matcher?: string; hooks?: Array<Record<string, unknown>> }>).forEach((g, gi) =>
+            (g.hooks ?? []).forEach((h, hi) =>
+              rows.push({
+                event,
+                matcher: g.matcher ?? "*",
+                if: h.if ?? null,
+                type: h.type,
+                command: h.type === "http" ? h.url : [h.command, ...((h.args as string[] | undefined) ?? [])].join(" "),
+                timeout: h.timeout ?? null,
+                async: h.async === true,
+                onFailure: h.onFailure ?? "continue",
+                plugin: lp.id,
+                file: comp.file,
+                jsonPath: `${comp.jsonPath === "/" ? "" : comp.jsonPath}/${event}/${gi}/hooks/${hi}`,
+              }),
+            ),
+          );
         }
       }
-      if (ctx.json) ctx.io.out(JSON.stringify(rows, null, 2));
-      else if (!rows.length) ctx.io.out("no hooks loaded");
-      else
-        for (const r of rows) {
-          ctx.io.out(`${String(r.event).padEnd(20)} ${String(r.matcher).padEnd(16)} ${r.type} ${r.command}${r.if ? `  if ${r.if}` : ""}${r.async ? "  (async)" : ""}`);
-          ctx.io.out(`${"".padEnd(21)}${r.plugin}: ${r.file}${r.jsonPath}`);
-        }
-      return 0;
-    } finally {
-      await host.close();
     }
-  },
-};
+    if (ctx.json) ctx.io.out(JSON.stringify(rows, null, 2));
+    else if (!rows.length) ctx.io.out("no hooks loaded");
+    else
+      for (const r of rows) {
+        ctx.io.out(`${String(r.event).padEnd(20)} ${String(r.matcher).padEnd(16)} ${r.type} ${r.command}${r.if ? `  if ${r.if}` : ""}${r.async ? "  (async)" : ""}`);
+        ctx.io.out(`${"".padEnd(21)}${r.plugin}: ${r.file}${r.jsonPath}`);
+      }
+    return 0;
+  } finally {
+    await host.close();
+  }
+}

@@ -1,11 +1,18 @@
-/** The CLI's commands, in the order `toolhost --help` lists them. */
-import type { Command } from "../context.ts";
-import { tools } from "./tools.ts";
-import { explain } from "./explain.ts";
-import { check } from "./check.ts";
-import { call } from "./call.ts";
-import { watch } from "./watch.ts";
-import { hooks } from "./hooks.ts";
+/**
+ * The CLI's core commands, in the order `toolhost --help` lists them: metadata here, so help and flag
+ * parsing import nothing; a command's module is imported only when it runs. Plugins add theirs with
+ * `cliCommands` in their manifests (main.ts reads them).
+ */
+import type { Command, CommandContext } from "../context.ts";
 
-/** Core commands; plugins add theirs with `cliCommands` in their manifests (main.ts reads them). */
-export const commands: Command[] = [tools, explain, call, check, watch, hooks];
+type Meta = Omit<Command, "run">;
+const lazy = (meta: Meta, load: () => Promise<{ run(ctx: CommandContext): Promise<number> }>): Command => ({ ...meta, run: async (ctx) => (await load()).run(ctx) });
+
+export const commands: Command[] = [
+  lazy({ name: "tools", summary: "list the tool pool as the model sees it (loaded, deferred, excluded, errors)", usage: "toolhost tools [--json]" }, () => import("./tools.ts")),
+  lazy({ name: "explain", summary: "say why a tool is loaded, deferred, excluded or unknown (rule, plugin, file)", usage: "toolhost explain <tool> [--json]" }, () => import("./explain.ts")),
+  lazy({ name: "call", summary: "run one tool call through the whole pipeline (rules, hooks, shaping)", usage: "toolhost call <tool> '<json>' [--json] [--dry-run] [--yes] [--trace] [--session ID]", values: ["session"] }, () => import("./call.ts")),
+  lazy({ name: "check", summary: "validate a plugin directory (or the whole configuration); exits 1 on errors", usage: "toolhost check [dir] [--json]" }, () => import("./check.ts")),
+  lazy({ name: "watch", summary: "run with hot reload on; print each new generation's diff or why a rebuild failed", usage: "toolhost watch [--json]" }, () => import("./watch.ts")),
+  lazy({ name: "hooks", summary: "list every loaded hook handler with its source (plugin, file, JSON path)", usage: "toolhost hooks [--json]" }, () => import("./hooks.ts")),
+];

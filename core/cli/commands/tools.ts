@@ -1,8 +1,6 @@
-import type { Command } from "../context.ts";
-import { flag } from "../../tool.ts";
-import type { Host } from "../../host.ts";
+import type { CommandContext } from "../context.ts";
+import { resolveFlag, type Host, type PoolSnapshot } from "../../index.ts";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import type { PoolSnapshot } from "../../pool.ts";
 
 /** The tokenizer the token columns use: an approximation of Claude's (which is not public). */
 export const TOKENIZER = "o200k_base (gpt-tokenizer; approximates Claude's tokenizer)";
@@ -43,7 +41,7 @@ export function toolsJson(host: Host) {
       origin: t.origin,
       plugin: t.plugin,
       deferred: pool.deferral.get(t.name)?.defer === true,
-      readOnly: flag(t.isReadOnly, {} as never, false),
+      readOnly: resolveFlag(t.isReadOnly, {} as never, false),
       tokens: tok.perTool.get(t.name) ?? 0,
     })),
     /** Tokens of the tool definitions (o200k approximation): what the eager tools cost every turn vs what deferral keeps out. */
@@ -59,38 +57,33 @@ export function table(rows: string[][]): string {
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  ")).join("\n");
 }
 
-export const tools: Command = {
-  name: "tools",
-  summary: "list the tool pool as the model sees it (loaded, deferred, excluded, errors)",
-  usage: "toolhost tools [--json]",
-  async run(ctx) {
-    const host = await ctx.host();
-    try {
-      const j = toolsJson(host);
-      if (ctx.json) {
-        ctx.io.out(JSON.stringify(j, null, 2));
-        return 0;
-      }
-      const rows = [["NAME", "ORIGIN", "PLUGIN", "STATUS", "READ-ONLY", "TOKENS"]];
-      for (const t of j.tools) rows.push([t.name, t.origin, t.plugin, t.deferred ? "deferred" : "loaded", t.readOnly ? "yes" : "no", String(t.tokens)]);
-      ctx.io.out(table(rows));
-      if (j.excluded.length) {
-        ctx.io.out("\nExcluded:");
-        for (const x of j.excluded) ctx.io.out(`  ${x.name}: ${x.reason}${x.rule ? ` [rule ${x.rule}${x.plugin ? `, plugin ${x.plugin}` : ""}${x.file ? `, ${x.file}` : ""}]` : ""}`);
-      }
-      if (j.errors.length) {
-        ctx.io.out("\nErrors:");
-        for (const e of j.errors) ctx.io.out(`  [${e.plugin}] ${e.file ?? ""}${e.path ? ` ${e.path}` : ""}: ${e.message}`);
-      }
-      const loaded = j.tools.filter((t) => !t.deferred).length;
-      ctx.io.out(`\nTokens (${TOKENIZER}): ${j.tokens.eager} eager (sent every turn), ${j.tokens.deferred} deferred (names only until ToolSearch loads them)`);
-      ctx.io.out(
-        `\n${j.tools.length} tools: ${loaded} loaded, ${j.tools.length - loaded} deferred, ${j.excluded.length} excluded, ${j.errors.length} errors, ${j.warnings.length} warnings · generation ${j.generation} · fingerprint ${j.fingerprint.slice(0, 12)}`,
-      );
-      ctx.io.out(`mode ${j.mode.name} (from ${j.mode.source}${j.mode.file ? `: ${j.mode.file}${j.mode.path ? ` ${j.mode.path}` : ""}` : ""})`);
+export async function run(ctx: CommandContext): Promise<number> {
+  const host = await ctx.host();
+  try {
+    const j = toolsJson(host);
+    if (ctx.json) {
+      ctx.io.out(JSON.stringify(j, null, 2));
       return 0;
-    } finally {
-      await host.close();
     }
-  },
-};
+    const rows = [["NAME", "ORIGIN", "PLUGIN", "STATUS", "READ-ONLY", "TOKENS"]];
+    for (const t of j.tools) rows.push([t.name, t.origin, t.plugin, t.deferred ? "deferred" : "loaded", t.readOnly ? "yes" : "no", String(t.tokens)]);
+    ctx.io.out(table(rows));
+    if (j.excluded.length) {
+      ctx.io.out("\nExcluded:");
+      for (const x of j.excluded) ctx.io.out(`  ${x.name}: ${x.reason}${x.rule ? ` [rule ${x.rule}${x.plugin ? `, plugin ${x.plugin}` : ""}${x.file ? `, ${x.file}` : ""}]` : ""}`);
+    }
+    if (j.errors.length) {
+      ctx.io.out("\nErrors:");
+      for (const e of j.errors) ctx.io.out(`  [${e.plugin}] ${e.file ?? ""}${e.path ? ` ${e.path}` : ""}: ${e.message}`);
+    }
+    const loaded = j.tools.filter((t) => !t.deferred).length;
+    ctx.io.out(`\nTokens (${TOKENIZER}): ${j.tokens.eager} eager (sent every turn), ${j.tokens.deferred} deferred (names only until ToolSearch loads them)`);
+    ctx.io.out(
+      `\n${j.tools.length} tools: ${loaded} loaded, ${j.tools.length - loaded} deferred, ${j.excluded.length} excluded, ${j.errors.length} errors, ${j.warnings.length} warnings · generation ${j.generation} · fingerprint ${j.fingerprint.slice(0, 12)}`,
+    );
+    ctx.io.out(`mode ${j.mode.name} (from ${j.mode.source}${j.mode.file ? `: ${j.mode.file}${j.mode.path ? ` ${j.mode.path}` : ""}` : ""})`);
+    return 0;
+  } finally {
+    await host.close();
+  }
+}

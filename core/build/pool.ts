@@ -3,33 +3,7 @@
  * the conflict rule, the base order and the fingerprint. Plugins refine them through build hooks.
  */
 import { createHash } from "node:crypto";
-import type { ProblemReport } from "./errors.ts";
-import type { DeferDecision, Exclusion } from "./hooks.ts";
-import type { Tool, ToolOrigin } from "./tool.ts";
-
-export interface PoolSnapshot {
-  readonly generation: number;
-  /** Model-visible eager tools, in their contract order. */
-  readonly tools: readonly Tool[];
-  /** Deferred tools (the model sees their names only, until ToolSearch loads them). */
-  readonly deferred: readonly Tool[];
-  readonly excluded: readonly Exclusion[];
-  /** Why each pooled tool is eager or deferred. */
-  readonly deferral: ReadonlyMap<string, DeferDecision>;
-  readonly problems: readonly ProblemReport[];
-  /** sha256 of the model-visible block: eager names, descriptions, schemas, order; deferred names. */
-  readonly fingerprint: string;
-  /** Every pooled tool (eager and deferred) by name. */
-  readonly byName: ReadonlyMap<string, Tool>;
-  readonly createdAt: number;
-}
-
-export interface PoolDiff {
-  added: string[];
-  removed: string[];
-  changed: string[];
-  fingerprintChanged: boolean;
-}
+import type { PoolDiff, PoolSnapshot, Tool, ToolOrigin } from "../types.ts";
 
 const ORIGIN_RANK: Record<ToolOrigin, number> = { builtin: 0, plugin: 1, lsp: 2, mcp: 3, remote: 4 };
 

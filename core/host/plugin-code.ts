@@ -1,33 +1,14 @@
 /**
- * Finding and activating plugin code: config `plugins` references (paths or npm packages), inline
- * plugin records, code stamps that tell when a plugin's code changed, and importing `main` modules
- * with jiti (bundled plugins cached; others fresh so edited code really runs).
+ * Plugin code: inline plugin records, code stamps that tell when a plugin's code changed, and importing
+ * `main` modules with jiti (bundled plugins cached; others fresh so edited code really runs).
  */
 import fs from "node:fs";
 import path from "node:path";
 import { createHash } from "node:crypto";
 import { createJiti } from "jiti";
-import type { ProblemReport } from "./errors.ts";
-import type { PluginSource } from "./hooks.ts";
-import { pluginVars, sanitizeId, toolhostHome, type LoadedPlugin } from "./manifest.ts";
-import { isPluginDefinition, type PluginDefinition } from "./plugin.ts";
-
-/** A config `plugins` entry: a path (relative to the config file) or an npm package name found in node_modules. */
-export function resolvePluginRef(ref: string, from: string | undefined, cwd: string, problems: ProblemReport[]): PluginSource {
-  const base = from ? path.dirname(from) : cwd;
-  if (ref.startsWith(".") || path.isAbsolute(ref) || ref.startsWith("~")) {
-    const p = ref.startsWith("~") ? path.join(process.env.HOME ?? "", ref.slice(1)) : path.resolve(base, ref);
-    return { kind: "config", path: p, from };
-  }
-  // An npm package name: found in node_modules by name.
-  for (let d = base; ; d = path.dirname(d)) {
-    const cand = path.join(d, "node_modules", ref);
-    if (fs.existsSync(path.join(cand, "package.json"))) return { kind: "npm", path: cand, from };
-    if (path.dirname(d) === d) break;
-  }
-  problems.push({ plugin: ref, file: from, path: "/plugins", message: `plugin "${ref}" is neither a path nor an installed npm package (run npm install ${ref})`, severity: "error" });
-  return { kind: "npm", path: "", from };
-}
+import type { LoadedPlugin, PluginDefinition } from "../types.ts";
+import { pluginVars, sanitizeId, toolhostHome } from "../manifest/paths.ts";
+import { isPluginDefinition } from "../plugin.ts";
 
 export function inlineRecord(def: PluginDefinition, cwd: string): LoadedPlugin {
   const dataDir = path.join(toolhostHome(), "plugins", "data", sanitizeId(def.name));

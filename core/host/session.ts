@@ -2,7 +2,9 @@
  * A session is one conversation. It remembers which deferred tools ToolSearch loaded (in load order,
  * which never changes: prompt-cache friendly) and per-tool scratch state (read-before-write …).
  */
-export class Session {
+import type { SessionData } from "../types.ts";
+
+export class Session implements SessionData {
   /** Deferred tool names loaded in this session, in the order they were first loaded. */
   readonly loaded: string[] = [];
   readonly state = new Map<string, Map<string, unknown>>();

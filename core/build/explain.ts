@@ -1,7 +1,7 @@
 /**
  * `explain(tool)`: why a tool is loaded, deferred, excluded or unknown — the rule, the plugin, the file.
  */
-import type { PoolSnapshot } from "./pool.ts";
+import type { PoolSnapshot } from "../types.ts";
 
 export interface Explanation {
   name: string;

@@ -1,6 +1,9 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import type { ProblemReport } from "../errors.ts";
+
 /**
  * toolhost's manifest schema: a superset of Claude Code's `.claude-plugin/plugin.json`
- * (../shared/formats.md §1.3). Unknown keys are not part of the schema (they warn, see manifest.ts);
+ * (../shared/formats.md §1.3). Unknown keys are not part of the schema (they warn, see load.ts);
  * a known key of the wrong type fails the plugin. Published as manifest.schema.json (test keeps it in sync).
  */
 const stringOrStrings = { anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }] };
@@ -179,6 +182,11 @@ export const hookGroupsSchema = {
   },
 } as const;
 
+/**
+ * The keys core reads from a toolhost config: plugin sources, the mode, and the components a config
+ * holds like a manifest does (permissions, hooks, mcpServers). Plugins contribute the schemas of their
+ * own keys (`ctx.contributeConfig`), checked after activation.
+ */
 export const configSchema = {
   type: "object",
   properties: {
@@ -187,17 +195,53 @@ export const configSchema = {
     permissions: permissionsSchema,
     hooks: { type: "object" },
     mcpServers: { type: "object" },
-    toolSearch: { type: "object" },
     mode: { type: "string" },
-    toolSets: { type: "object", additionalProperties: { type: "array", items: { type: "string" } } },
-    toolSet: { type: "string" },
-    output: { type: "object" },
-    transcript: { type: "string" },
-    /** The agents-md plugin: which instruction files to compile (default ["AGENTS.md"]; e.g. add "CLAUDE.md"). */
-    agentsMd: {
-      type: "object",
-      properties: { files: { type: "array", items: { type: "string", pattern: "^[^/\\\\]+\\.md$" } } },
-      additionalProperties: false,
-    },
   },
 } as const;
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+const compiled = new Map<object, ValidateFunction>();
+/** A validator for one of these schemas (or a contributed one), compiled on first use. */
+export function validatorFor(schema: object): ValidateFunction {
+  let v = compiled.get(schema);
+  if (!v) compiled.set(schema, (v = ajv.compile(schema)));
+  return v;
+}
+
+export function ajvProblems(errors: ErrorObject[] | null | undefined, plugin: string, file: string, base = ""): ProblemReport[] {
+  if (!errors) return [];
+  // anyOf produces one error per branch plus the anyOf itself; keep the most useful one per path.
+  const byPath = new Map<string, ErrorObject>();
+  for (const e of errors) {
+    const p = base + e.instancePath;
+    if (!byPath.has(p) || e.keyword === "anyOf") byPath.set(p, e);
+  }
+  return [...byPath.entries()].map(([p, e]) => ({
+    plugin,
+    file,
+    path: p || "/",
+    message: describeAjvError(e),
+    severity: "error" as const,
+  }));
+}
+
+function describeAjvError(e: ErrorObject): string {
+  if (e.keyword === "anyOf") return "has the wrong type (expected a path string, an array of paths, or an inline object)";
+  if (e.keyword === "required") return `is missing required field "${(e.params as { missingProperty: string }).missingProperty}"`;
+  if (e.keyword === "type") return `must be ${(e.params as { type: string }).type}`;
+  return e.message ?? e.keyword;
+}
+
+/**
+ * Config keys of bundled plugins that do not contribute their schema yet (ctx.contributeConfig); each
+ * moves to its plugin. Checked like a contribution, attributed to "config".
+ */
+export const PENDING_CONTRIBUTIONS: Record<string, object> = {
+  toolSearch: { type: "object" },
+  toolSets: { type: "object", additionalProperties: { type: "array", items: { type: "string" } } },
+  toolSet: { type: "string" },
+  output: { type: "object" },
+  transcript: { type: "string" },
+  agentsMd: { type: "object", properties: { files: { type: "array", items: { type: "string", pattern: "^[^/\\\\]+\\.md$" } } }, additionalProperties: false },
+  lsp: { type: "object" },
+};

@@ -1,0 +1,97 @@
+/**
+ * One Build = one pool generation: fresh frozen hooks, the sealed pool, its compiled validators, and the
+ * config and mode it was made with, frozen — a call in flight never sees the next generation's.
+ */
+import type { ValidateFunction } from "ajv";
+import type { ProblemReport } from "../errors.ts";
+import { createBuildHooks } from "../hooks/create.ts";
+import { hooksFacade } from "../hooks/facade.ts";
+import type { BuildHooks, BuildView, Exclusion, HostConfig, HostView, LoadedPlugin, PoolContext, PoolSnapshot, Tool } from "../types.ts";
+import type { CallBuild } from "../call/call.ts";
+import { collect, defer, exclude, resolveConflicts, seal, sort, type PhaseState } from "./phases.ts";
+import { stableStringify } from "./pool.ts";
+
+type AjvInstance = { compile(schema: object): ValidateFunction };
+let ajv: AjvInstance | undefined;
+// Validators are cached across generations by schema text: unchanged tools never recompile.
+const validatorCache = new Map<string, ValidateFunction>();
+
+/** ajv is loaded on the first build, not at import: commands that never build a pool do not pay for it. */
+async function loadAjv(): Promise<AjvInstance> {
+  if (!ajv) {
+    const { Ajv } = await import("ajv");
+    ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: true, validateFormats: false });
+  }
+  return ajv;
+}
+
+function compileSchema(schema: unknown): ValidateFunction {
+  const key = stableStringify(schema);
+  let v = validatorCache.get(key);
+  if (!v) {
+    v = ajv!.compile(schema as object);
+    if (validatorCache.size > 50_000) validatorCache.clear();
+    validatorCache.set(key, v);
+  }
+  return v;
+}
+
+export class Build implements CallBuild {
+  readonly hooks: BuildHooks;
+  readonly problems: ProblemReport[] = [];
+  readonly validators = new Map<string, ValidateFunction>();
+  readonly config: Readonly<HostConfig>;
+  private sealed?: PoolSnapshot;
+  private readonly views = new Map<string, BuildView>();
+
+  constructor(
+    readonly generation: number,
+    readonly mode: string,
+    readonly cwd: string,
+    config: HostConfig,
+    readonly plugins: readonly LoadedPlugin[],
+    readonly host: HostView,
+    readonly allowAlways: (tool: Tool, input: unknown) => void,
+  ) {
+    this.config = frozenCopy(config);
+    this.hooks = createBuildHooks((p) => this.problems.push(p));
+  }
+
+  get pool(): PoolSnapshot {
+    if (!this.sealed) throw new Error(`generation ${this.generation} is not assembled yet`);
+    return this.sealed;
+  }
+
+  validator(tool: Tool): ValidateFunction | undefined {
+    return this.validators.get(tool.name);
+  }
+
+  /** The view handed to plugin `id`: same hooks, but every tap is recorded under `id`. */
+  viewFor(id: string): BuildView {
+    let v = this.views.get(id);
+    if (!v) {
+      v = Object.freeze({ generation: this.generation, hooks: hooksFacade(this.hooks, id), mode: this.mode, cwd: this.cwd, config: this.config, plugins: this.plugins, host: this.host });
+      this.views.set(id, v);
+    }
+    return v;
+  }
+
+  async assemble(): Promise<PoolSnapshot> {
+    await loadAjv();
+    const ctx: PoolContext = { generation: this.generation, mode: this.mode, cwd: this.cwd };
+    const s: PhaseState = { hooks: this.hooks, problems: this.problems, ctx, excluded: [] as Exclusion[], validators: this.validators, compile: compileSchema };
+    const tools = await collect(s);
+    const pooled = sort(s, resolveConflicts(s, exclude(s, tools)));
+    this.sealed = seal(s, defer(s, pooled));
+    return this.sealed;
+  }
+}
+
+/** A frozen deep copy of plain objects and arrays; other values (functions, class instances) are shared as they are. */
+function frozenCopy<T>(v: T): T {
+  if (Array.isArray(v)) return Object.freeze(v.map(frozenCopy)) as T;
+  if (!v || typeof v !== "object" || (Object.getPrototypeOf(v) !== Object.prototype && Object.getPrototypeOf(v) !== null)) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) out[k] = frozenCopy(x);
+  return Object.freeze(out) as T;
+}

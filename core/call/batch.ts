@@ -1,0 +1,66 @@
+/**
+ * A parallel batch, as a model emits it: consecutive concurrency-safe calls run together, any other
+ * call runs alone; results come back in call order, all on one generation. Then PostToolBatch hooks:
+ * their context follows the last result, a stop sets `batchStop` on the last outcome.
+ */
+import { resolveFlag } from "../tool.ts";
+import { series } from "../hooks/dispatch.ts";
+import { TRACE, type ExecuteOptions, type ExecuteOutcome, type PoolSnapshot, type PostToolBatchContext, type TraceEntry, type BuildHooks } from "../types.ts";
+
+export interface BatchCall {
+  name: string;
+  input: unknown;
+  toolUseId?: string;
+}
+export interface BatchRunner {
+  pool: PoolSnapshot;
+  hooks: BuildHooks;
+  mode: string;
+  cwd: string;
+  execute(name: string, input: unknown, opts: ExecuteOptions): Promise<ExecuteOutcome>;
+}
+
+export async function executeBatch(run: BatchRunner, calls: BatchCall[], opts: ExecuteOptions, sessionId: string): Promise<ExecuteOutcome[]> {
+  const out: ExecuteOutcome[] = new Array(calls.length);
+  const one = async (i: number) => void (out[i] = await run.execute(calls[i]!.name, calls[i]!.input, { source: "batch", ...opts, toolUseId: calls[i]!.toolUseId }));
+  let group: number[] = [];
+  for (let i = 0; i < calls.length; i++) {
+    const t = run.pool.byName.get(calls[i]!.name);
+    if (t && resolveFlag(t.isConcurrencySafe, calls[i]!.input as never, false)) {
+      group.push(i);
+      continue;
+    }
+    await Promise.all(group.map(one));
+    group = [];
+    await one(i);
+  }
+  await Promise.all(group.map(one));
+  if (calls.length && run.hooks.postToolBatch.isUsed()) await postToolBatch(run, calls, out, sessionId);
+  return out;
+}
+
+async function postToolBatch(run: BatchRunner, calls: BatchCall[], out: ExecuteOutcome[], sessionId: string): Promise<void> {
+  const context: string[] = [];
+  let stop: string | undefined;
+  const trace: TraceEntry[] = [];
+  const batch: PostToolBatchContext = {
+    [TRACE]: trace,
+    sessionId,
+    cwd: run.cwd,
+    mode: run.mode,
+    calls: calls.map((c, i) => ({ name: c.name, input: out[i]!.input ?? c.input, toolUseId: out[i]!.toolUseId, outcome: out[i]! })),
+    addContext: (text, source) => {
+      context.push(text);
+      trace.push({ stage: "postToolBatch.context", plugin: source, ms: 0 });
+    },
+    stop: (reason, source) => {
+      stop ??= reason;
+      trace.push({ stage: "postToolBatch.stop", plugin: source, ms: 0, outcome: "stop", detail: { reason } });
+    },
+  };
+  await series(run.hooks.postToolBatch, batch);
+  const last = out[out.length - 1]!;
+  last.trace.push(...trace);
+  if (context.length) last.result = { ...last.result, content: [...last.result.content, ...context.map((text) => ({ type: "text" as const, text }))] };
+  if (stop !== undefined) last.batchStop = stop;
+}

@@ -1,0 +1,40 @@
+/**
+ * Stages askIfNeeded and dryRun. An ask goes to PermissionRequest hooks, then the caller's onAsk, then
+ * `--yes`; nobody answering means not approved. An answer's updatedInput runs every check again.
+ */
+import { first } from "../../hooks/dispatch.ts";
+import { textResult } from "../../tool.ts";
+import type { AskAnswer, ExecuteOutcome } from "../../types.ts";
+import type { Call } from "../call.ts";
+import { finish } from "../outcome.ts";
+import { recheck } from "./decide.ts";
+
+export async function askIfNeeded(call: Call): Promise<ExecuteOutcome | undefined> {
+  const decision = call.decision!;
+  if (decision.behavior !== "ask") return undefined;
+  const tool = call.tool!;
+  let answer: AskAnswer | undefined = await first<AskAnswer>(call.build.hooks.permissionRequest, call, decision);
+  if (answer === undefined && call.opts.onAsk) answer = await call.opts.onAsk({ tool: tool.name, input: call.input, decision, sessionId: call.sessionId });
+  if (answer === undefined && call.opts.yes) answer = "allow";
+  call.mark("ask", typeof answer === "object" ? answer.behavior : answer ?? "unanswered");
+  const behavior = typeof answer === "object" ? answer.behavior : answer;
+  if (typeof answer === "object" && answer.updatedInput) {
+    call.input = answer.updatedInput;
+    const again = await recheck(call);
+    if (again) return again;
+    call.decision = decision;
+  }
+  if (behavior === "allowAlways") call.build.allowAlways(tool, call.input);
+  if (behavior === "allow" || behavior === "allowAlways") return undefined;
+  const why =
+    behavior === "deny"
+      ? `${tool.name} was not approved${typeof answer === "object" && answer.message ? `: ${answer.message}` : ""}.`
+      : `${tool.name} needs approval (${decision.reason}) and there is no one to ask; re-run with --yes or pass onAsk.`;
+  return finish(call, { status: "not-approved", decision: "ask", reason: why, rule: decision.rule, plugin: decision.plugin, file: decision.file, result: textResult(why, true) });
+}
+
+export function dryRun(call: Call): ExecuteOutcome | undefined {
+  if (!call.dryRun) return undefined;
+  const d = call.decision!;
+  return finish(call, { status: "dry-run", decision: d.behavior === "ask" ? "ask" : "allow", reason: d.reason, rule: d.rule, plugin: d.plugin, file: d.file, result: textResult(`[dry run] ${call.tool!.name} would run`) });
+}

@@ -1,0 +1,76 @@
+/** Stages repairInput and validate: raw input repaired, then checked by the schema, the tool and plugins. */
+import { errorMessage } from "../../errors.ts";
+import { first, isPromise, tapped, type MaybePromise } from "../../hooks/dispatch.ts";
+import type { ExecuteOutcome } from "../../types.ts";
+import type { Call } from "../call.ts";
+import { refuse } from "../outcome.ts";
+import { describeValue, schemaErrors } from "./schema-errors.ts";
+
+export function repairInput(call: Call): undefined {
+  const h = call.build.hooks.repairInput;
+  call.input = tapped(h) ? h.call(call.rawInput, call) : call.rawInput;
+  call.mark("repairInput");
+  return undefined;
+}
+
+/** ajv (compiled at seal) → tool.normalizeInput → tool.validateInput → build.validateInput (bail). */
+export function validate(call: Call): MaybePromise<ExecuteOutcome | undefined> {
+  const tool = call.tool!;
+  const bad = checkSchema(call);
+  if (bad) return refuse(call, "invalid-input", bad);
+  if (tool.normalizeInput) call.input = tool.normalizeInput(call.input, { cwd: call.cwd });
+  let own: string | undefined | Promise<string | undefined>;
+  try {
+    own = tool.validateInput?.(call.input, { cwd: call.cwd });
+  } catch (e) {
+    own = errorMessage(e);
+  }
+  const hook = call.build.hooks.validateInput;
+  if (!isPromise(own) && (own != null || !tapped(hook))) return validated(call, own);
+  const pending = own;
+  return (async () => {
+    let msg: string | undefined;
+    try {
+      msg = (await pending) ?? (tapped(hook) ? await first<string>(hook, call) : undefined);
+    } catch (e) {
+      msg = errorMessage(e);
+    }
+    return validated(call, msg);
+  })();
+}
+
+function validated(call: Call, msg: string | undefined): ExecuteOutcome | undefined {
+  call.mark("validateInput", msg ? "rejected" : "ok");
+  return msg ? refuse(call, "invalid-input", `Invalid input for ${call.tool!.name}: ${msg}`) : undefined;
+}
+
+/** The schema check, with messages a model can act on; undefined when the input passes. */
+function checkSchema(call: Call): string | undefined {
+  const tool = call.tool!;
+  const v = call.build.validator(tool);
+  if (!v) return undefined;
+  if (call.input === undefined || call.input === null) call.input = {};
+  if (typeof call.input !== "object" || Array.isArray(call.input)) {
+    call.mark("validate", "invalid");
+    return `Invalid input for ${tool.name}: expected a JSON object, got ${describeValue(call.input)}.`;
+  }
+  call.input = cloneInput(call.input);
+  const ok = v(call.input);
+  call.mark("validate", ok ? "ok" : "invalid");
+  return ok ? undefined : `Invalid input for ${tool.name}: ${schemaErrors(tool, call.input, v.errors ?? [])}.`;
+}
+
+/** Deep copy of JSON-like input (what models and MCP clients send); anything else goes to structuredClone. */
+function cloneInput<T>(v: T): T {
+  if (v === null || typeof v !== "object") return v;
+  if (Array.isArray(v)) return v.map(cloneInput) as T;
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return structuredClone(v);
+  const out: Record<string, unknown> = {};
+  for (const k in v) {
+    const x = cloneInput((v as Record<string, unknown>)[k]);
+    if (k === "__proto__") Object.defineProperty(out, k, { value: x, enumerable: true, writable: true, configurable: true });
+    else out[k] = x;
+  }
+  return out as T;
+}

@@ -1,0 +1,68 @@
+/**
+ * Stage preToolUse: in-process and command PreToolUse handlers decide, rewrite the input, add context
+ * or substitute a result. Their decisions combine as deny > defer > ask > allow; a changed input runs
+ * every check again. A hook's allow skips the default prompt but never an explicit ask rule.
+ */
+import { series, tapped } from "../../hooks/dispatch.ts";
+import { textResult } from "../../tool.ts";
+import { TRACE, type Decision, type ExecuteOutcome, type HookDecision, type PreToolUseContext } from "../../types.ts";
+import type { Call } from "../call.ts";
+import { denialText, failClosed, refuse } from "../outcome.ts";
+import { recheck } from "./decide.ts";
+
+type Verdict = { decision: HookDecision; reason: string; source: string };
+const RANK: Record<HookDecision, number> = { allow: 1, ask: 2, defer: 3, deny: 4 };
+
+export async function preToolUse(call: Call): Promise<ExecuteOutcome | undefined> {
+  const hook = call.build.hooks.preToolUse;
+  if (!tapped(hook)) return undefined;
+  const decisions: Verdict[] = [];
+  try {
+    await series(hook, contextFor(call, decisions));
+  } catch (e) {
+    const d = failClosed(e, "preToolUse");
+    return refuse(call, "blocked", denialText(call.tool!.name, d), d);
+  }
+  const top = decisions.reduce<Verdict | undefined>((a, b) => (!a || RANK[b.decision] > RANK[a.decision] ? b : a), undefined);
+  if (top?.decision === "deny") {
+    const d: Decision = { behavior: "deny", reason: top.reason || "blocked by a PreToolUse hook", rule: "PreToolUse hook", plugin: top.source };
+    return refuse(call, "blocked", `PreToolUse hook (${top.source}) blocked ${call.tool!.name}: ${d.reason}`, d);
+  }
+  if (call.inputChanged) {
+    const again = await recheck(call);
+    if (again) return again;
+  }
+  call.verdict = top;
+  call.decision = applyVerdict(call.decision!, top);
+  return undefined;
+}
+
+function applyVerdict(d: Decision, top: Verdict | undefined): Decision {
+  if (top && (top.decision === "ask" || top.decision === "defer")) {
+    return { behavior: "ask", reason: top.reason || "a PreToolUse hook asks for approval", rule: "PreToolUse hook", plugin: top.source, explicit: true };
+  }
+  if (top?.decision === "allow" && d.behavior === "ask" && !d.explicit) return { behavior: "allow", reason: top.reason || "allowed by a PreToolUse hook", rule: "PreToolUse hook", plugin: top.source };
+  return d;
+}
+
+function contextFor(call: Call, decisions: Verdict[]): PreToolUseContext {
+  return {
+    [TRACE]: call[TRACE],
+    call,
+    get input() {
+      return call.input;
+    },
+    decide: (decision, reason, source) => void decisions.push({ decision, reason, source }),
+    updateInput: (input, source) => {
+      call.input = input;
+      call.inputChanged = true;
+      call[TRACE].push({ stage: "preToolUse.updateInput", plugin: source, ms: 0, outcome: "input-updated" });
+    },
+    substitute: (r, source) => {
+      call.substitute = typeof r === "string" ? textResult(r) : r;
+      call[TRACE].push({ stage: "preToolUse.substitute", plugin: source, ms: 0, outcome: "substituted" });
+    },
+    addContext: (text) => void call.notes.push(text),
+    decisions,
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * The interceptor every hook gets: it wraps each tap so an error thrown by a plugin is attributed
+ * (plugin id = tap name, hook name, cause), traced, and handled by the hook's failure policy.
+ */
+import { PluginError } from "../errors.ts";
+import type { ProblemReport } from "../errors.ts";
+import { TRACE, type TraceEntry, type Traced } from "../types.ts";
+import type { FailurePolicy } from "./table.ts";
+
+/** Where isolated errors are recorded. */
+export type ProblemSink = (p: ProblemReport) => void;
+type TapFn = (...args: unknown[]) => unknown;
+interface Tap {
+  name: string;
+  type: "sync" | "async" | "promise";
+  fn: TapFn;
+}
+
+function traceOf(args: unknown[]): TraceEntry[] | undefined {
+  for (const a of args) {
+    if (a !== null && typeof a === "object") {
+      const t = (a as Partial<Traced>)[TRACE];
+      if (t !== undefined) return t;
+    }
+  }
+  return undefined;
+}
+
+/** A tap's answer as a trace outcome: a decision's behavior, "returned", or nothing. */
+function outcomeOf(v: unknown): string | undefined {
+  if (v === undefined) return undefined;
+  if (v && typeof v === "object" && "behavior" in (v as object)) return String((v as { behavior: unknown }).behavior);
+  return "returned";
+}
+
+/** Install the attribution and tracing interceptor on `hook` (full name "build.deny"). */
+export function instrument<H extends { intercept: Function; name?: string }>(hook: H, name: string, policy: FailurePolicy, sink: ProblemSink, waterfall = false): H {
+  (hook as { name?: string }).name = name;
+  hook.intercept({
+    register(tap: Tap) {
+      const fail = (err: unknown, args: unknown[]) => {
+        const e = err instanceof PluginError ? err : new PluginError(tap.name, name, err);
+        traceOf(args)?.push({ stage: name, plugin: tap.name, ms: 0, outcome: "error", detail: e.message });
+        if (policy === "throw") throw e;
+        sink({ ...e.toReport("error"), plugin: tap.name, path: name });
+        return waterfall ? args[0] : undefined;
+      };
+      const done = (trace: TraceEntry[] | undefined, t0: number, out: unknown) => {
+        trace?.push({ stage: name, plugin: tap.name, ms: performance.now() - t0, outcome: outcomeOf(out) });
+        return out;
+      };
+      tap.fn = tap.type === "sync" ? wrapSync(tap.fn, fail, done) : tap.type === "promise" ? wrapPromise(tap.fn, fail, done) : wrapCallback(tap.fn, fail, done);
+      return tap;
+    },
+  });
+  return hook;
+}
+
+type Fail = (err: unknown, args: unknown[]) => unknown;
+type Done = (trace: TraceEntry[] | undefined, t0: number, out: unknown) => unknown;
+
+function wrapSync(fn: TapFn, fail: Fail, done: Done): TapFn {
+  return (...args) => {
+    const trace = traceOf(args);
+    const t0 = trace ? performance.now() : 0;
+    let out: unknown;
+    try {
+      out = fn(...args);
+    } catch (err) {
+      return fail(err, args);
+    }
+    return done(trace, t0, out);
+  };
+}
+
+function wrapPromise(fn: TapFn, fail: Fail, done: Done): TapFn {
+  return (...args) => {
+    const trace = traceOf(args);
+    const t0 = trace ? performance.now() : 0;
+    let p: unknown;
+    try {
+      p = fn(...args);
+    } catch (err) {
+      return Promise.resolve().then(() => fail(err, args));
+    }
+    if (!p || typeof (p as Promise<unknown>).then !== "function") return Promise.resolve().then(() => fail(new Error(`tapPromise handler did not return a promise`), args));
+    return (p as Promise<unknown>).then((out) => done(trace, t0, out), (err) => fail(err, args));
+  };
+}
+
+function wrapCallback(fn: TapFn, fail: Fail, done: Done): TapFn {
+  return (...argsAndCb) => {
+    const cb = argsAndCb[argsAndCb.length - 1] as (err?: unknown, res?: unknown) => void;
+    const args = argsAndCb.slice(0, -1);
+    const trace = traceOf(args);
+    const t0 = trace ? performance.now() : 0;
+    let settled = false;
+    const finish = (err?: unknown, res?: unknown) => {
+      if (settled) return;
+      settled = true;
+      if (!err) return cb(null, done(trace, t0, res));
+      let out: unknown;
+      try {
+        out = fail(err, args);
+      } catch (e) {
+        return cb(e);
+      }
+      cb(null, out);
+    };
+    try {
+      fn(...args, finish);
+    } catch (err) {
+      finish(err);
+    }
+  };
+}

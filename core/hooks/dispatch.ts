@@ -1,0 +1,101 @@
+/**
+ * The one dispatcher every execution stage calls hooks through (rollup's PluginDriver, with a sync fast
+ * path). It calls the registered tap functions in tapable's order — each already wrapped by the
+ * interceptor (attribution, trace, failure policy) — synchronously until a tap returns a promise, so a
+ * call whose taps all answer at once makes no promise. A hook with callback-style taps, or interceptors
+ * beyond `register`, goes through tapable itself.
+ */
+export type MaybePromise<T> = T | Promise<T>;
+interface TapRecord {
+  type: string;
+  fn: (...args: unknown[]) => unknown;
+}
+interface RawHook {
+  taps: TapRecord[];
+  interceptors: Array<Record<string, unknown>>;
+  call?(...args: unknown[]): unknown;
+  promise?(...args: unknown[]): Promise<unknown>;
+}
+
+export function isPromise<T>(v: MaybePromise<T>): v is Promise<T> {
+  return !!v && typeof (v as Promise<T>).then === "function";
+}
+
+/** A hook with no taps does nothing (tapable's isUsed() also counts interceptors, which every hook has). */
+export function tapped(hook: object): boolean {
+  return ((hook as RawHook).taps?.length ?? 0) > 0;
+}
+
+function direct(h: RawHook): boolean {
+  for (const t of h.taps) if (t.type !== "sync" && t.type !== "promise") return false;
+  for (const i of h.interceptors) if (i.call || i.tap || i.loop || i.result || i.error || i.done || i.context) return false;
+  return true;
+}
+
+function through(h: RawHook, args: unknown[]): MaybePromise<unknown> {
+  return h.promise ? h.promise(...args) : h.call!(...args);
+}
+
+function checked(tap: TapRecord, r: unknown): unknown {
+  if (tap.type === "promise" && !isPromise(r)) throw new Error(`Tap function (tapPromise) did not return promise (returned ${String(r)})`);
+  return r;
+}
+
+/** Bail: taps in order; the first answer that is not undefined is the result. */
+export function first<R>(hook: object, ...args: unknown[]): MaybePromise<R | undefined> {
+  const h = hook as RawHook;
+  if (!direct(h)) return through(h, args) as MaybePromise<R | undefined>;
+  return firstFrom<R>(h.taps, 0, args);
+}
+function firstFrom<R>(taps: TapRecord[], from: number, args: unknown[]): MaybePromise<R | undefined> {
+  for (let i = from; i < taps.length; i++) {
+    const tap = taps[i]!;
+    const r = checked(tap, tap.fn(...args));
+    if (tap.type === "promise") return (r as Promise<R | undefined>).then((v) => (v !== undefined ? v : firstFrom<R>(taps, i + 1, args)));
+    if (r !== undefined) return r as R;
+  }
+  return undefined;
+}
+
+/** Waterfall: each answer that is not undefined replaces the value handed to the next tap. */
+export function reduce<T>(hook: object, value: T, ...rest: unknown[]): MaybePromise<T> {
+  const h = hook as RawHook;
+  if (!direct(h)) return through(h, [value, ...rest]) as MaybePromise<T>;
+  return reduceFrom(h.taps, 0, value, rest);
+}
+function reduceFrom<T>(taps: TapRecord[], from: number, value: T, rest: unknown[]): MaybePromise<T> {
+  for (let i = from; i < taps.length; i++) {
+    const tap = taps[i]!;
+    const r = checked(tap, tap.fn(value, ...rest));
+    if (tap.type === "promise") return (r as Promise<T | undefined>).then((v) => reduceFrom(taps, i + 1, v !== undefined ? v : value, rest));
+    if (r !== undefined) value = r as T;
+  }
+  return value;
+}
+
+/** Series: every tap in order, answers ignored. */
+export function series(hook: object, ...args: unknown[]): MaybePromise<void> {
+  const h = hook as RawHook;
+  if (!direct(h)) return through(h, args) as MaybePromise<void>;
+  return seriesFrom(h.taps, 0, args);
+}
+function seriesFrom(taps: TapRecord[], from: number, args: unknown[]): MaybePromise<void> {
+  for (let i = from; i < taps.length; i++) {
+    const tap = taps[i]!;
+    const r = checked(tap, tap.fn(...args));
+    if (tap.type === "promise") return (r as Promise<unknown>).then(() => seriesFrom(taps, i + 1, args));
+  }
+  return undefined;
+}
+
+/** Parallel: every tap at once, answers ignored; settles when all have. */
+export function parallel(hook: object, ...args: unknown[]): MaybePromise<void> {
+  const h = hook as RawHook;
+  if (!direct(h)) return through(h, args) as MaybePromise<void>;
+  const pending: Promise<unknown>[] = [];
+  for (const tap of h.taps) {
+    const r = checked(tap, tap.fn(...args));
+    if (tap.type === "promise") pending.push(r as Promise<unknown>);
+  }
+  return pending.length ? Promise.all(pending).then(() => undefined) : undefined;
+}

@@ -1,0 +1,123 @@
+/**
+ * The steps of one rebuild before its Build exists: the generation's bookkeeping, reading the
+ * configuration and plugin sources, loading manifests, and checking the config keys plugins own.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import type { ProblemReport } from "../errors.ts";
+import type { HostConfig, LoadedPlugin, RebuildInfo } from "../types.ts";
+import { loadConfig, type ConfigResult } from "../manifest/config.ts";
+import { loadPlugin } from "../manifest/load.ts";
+import { PERMISSION_MODES } from "../manifest/mode.ts";
+import { ajvProblems, configSchema, PENDING_CONTRIBUTIONS, validatorFor } from "../manifest/schema.ts";
+import { bundledRank, dedupeSources, initialSources } from "../manifest/sources.ts";
+import { suggest } from "../../lib/text.ts";
+import { problemKey } from "./activate.ts";
+import { inlineRecord } from "./plugin-code.ts";
+import type { HostState } from "./state.ts";
+
+export class Generation {
+  readonly number: number;
+  readonly info: RebuildInfo;
+  readonly problems: ProblemReport[] = [];
+  /** Errors the last good generation already had: they do not fail this one. */
+  readonly known: Set<string>;
+  /** Problems of plugin directories that are gone: removed, not broken. */
+  readonly removed = new Set<ProblemReport>();
+  buildFailures: ProblemReport[] = [];
+  private readonly t0 = performance.now();
+  constructor(h: HostState, readonly reason: string) {
+    this.number = ++h.generation;
+    this.info = { reason, generation: this.number };
+    this.known = new Set(h.loadProblems.filter((p) => p.severity === "error").map(problemKey));
+    h.hooks.rebuildStart.call(this.info);
+  }
+  /** Errors this generation brings that the last good one did not have. */
+  fresh(): ProblemReport[] {
+    return this.problems.filter((p) => p.severity === "error" && !this.known.has(problemKey(p)) && !this.removed.has(p));
+  }
+  ms(): number {
+    return performance.now() - this.t0;
+  }
+}
+
+export async function readConfiguration(h: HostState, gen: Generation): Promise<ConfigResult> {
+  const cfg = await loadConfig({ cwd: h.cwd, configFile: h.options.configFile, inline: h.options.config });
+  gen.problems.push(...cfg.problems);
+  h.watchedFiles = cfg.watched;
+  chooseHostMode(h, gen, cfg);
+  const sources = await h.hooks.discover.promise(initialSources({ ...h.options, cwd: h.cwd }, cfg.config, cfg.file, gen.problems));
+  h.sources = dedupeSources(sources);
+  return cfg;
+}
+
+/** The mode is chosen once, at the first build: createHost/--mode, else what the configuration says. */
+function chooseHostMode(h: HostState, gen: Generation, cfg: ConfigResult): void {
+  h.bypassDisabledBy = cfg.mode.bypassDisabledBy;
+  if (!h.current) {
+    const opt = h.options.mode;
+    h.modeSource = opt ? { mode: opt, source: "option" } : (cfg.mode.defaultMode ?? { mode: "default", source: "default" });
+    h.mode = h.modeSource.mode;
+    if (opt && !(PERMISSION_MODES as readonly string[]).includes(opt)) {
+      // a plugin may define a mode of its own, so this warns rather than refuses
+      gen.problems.push({ plugin: "toolhost", path: "createHost({mode})", message: `unknown permission mode "${opt}" (known: ${PERMISSION_MODES.join(", ")}); no bundled plugin treats it specially`, severity: "warning" });
+    }
+  }
+  const by = h.bypassDisabledBy;
+  if (h.mode === "bypassPermissions" && by) {
+    gen.problems.push({ plugin: by.plugin, file: by.file, path: by.path, message: `bypassPermissions mode is disabled here (disableBypassPermissionsMode: "disable"); running in default mode instead`, severity: "warning" });
+    h.mode = "default";
+    h.modeSource = { mode: "default", source: by.plugin, file: by.file, path: by.path };
+  }
+}
+
+export function loadManifests(h: HostState, gen: Generation, cfg: ConfigResult): LoadedPlugin[] {
+  const loaded: LoadedPlugin[] = [...cfg.sources];
+  const seen = new Map<string, LoadedPlugin>();
+  for (const s of h.sources) {
+    if (!s.path) continue;
+    const lp = loadPlugin(s, { projectDir: h.cwd, dataHome: h.options.dataHome as string | undefined });
+    h.hooks.manifestLoaded.call(lp);
+    lp.problems.push(...h.hooks.validateManifest.call([], lp));
+    lp.failed = lp.failed || lp.problems.some((p) => p.severity === "error");
+    gen.problems.push(...lp.problems);
+    if (lp.failed && !fs.existsSync(path.resolve(h.cwd, s.path))) for (const p of lp.problems) gen.removed.add(p);
+    if (lp.failed) h.hooks.activateFailed.call(lp, lp.problems.find((p) => p.severity === "error")!);
+    else if (!cfg.config.disabledPlugins?.includes(lp.id)) admit(h, gen, lp, seen, loaded);
+  }
+  for (const def of h.options.plugins ?? []) loaded.push(inlineRecord(def, h.cwd));
+  const rank = (lp: LoadedPlugin) => (lp.source.kind === "bundled" ? bundledRank(lp.source.path) : Infinity);
+  return loaded.sort((a, b) => a.order - b.order || rank(a) - rank(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** One plugin per name: a second copy is refused, naming both files. */
+function admit(h: HostState, gen: Generation, lp: LoadedPlugin, seen: Map<string, LoadedPlugin>, loaded: LoadedPlugin[]): void {
+  const dup = seen.get(lp.id);
+  if (!dup) {
+    seen.set(lp.id, lp);
+    loaded.push(lp);
+    return;
+  }
+  const pr: ProblemReport = { plugin: lp.id, file: lp.manifestFile ?? lp.root, path: "/name", message: `duplicate plugin name "${lp.id}": already loaded from ${dup.manifestFile ?? dup.root}; this copy is ignored`, severity: "error" };
+  gen.problems.push(pr);
+  h.hooks.activateFailed.call(lp, pr);
+}
+
+/** After activation: each config key against the schema its plugin contributed; keys nobody owns warn. */
+export function checkContributedConfig(h: HostState, gen: Generation, cfg: ConfigResult): void {
+  const config: HostConfig = cfg.config;
+  const file = cfg.file ?? path.join(h.cwd, "toolhost.config.json");
+  const base = cfg.file && path.basename(cfg.file) === "package.json" ? "/toolhost" : "";
+  const owned = new Map<string, object>(Object.entries(PENDING_CONTRIBUTIONS));
+  for (const [k, c] of h.activator.configKeys) owned.set(k, c.value);
+  const known = new Set([...Object.keys(configSchema.properties), ...owned.keys()]);
+  for (const [key, value] of Object.entries(config)) {
+    const schema = owned.get(key);
+    if (schema) {
+      const validate = validatorFor(schema);
+      if (!validate(value)) gen.problems.push(...ajvProblems(validate.errors, "config", file, `${base}/${key}`));
+    } else if (!known.has(key)) {
+      gen.problems.push({ plugin: "config", file, path: `${base}/${key}`, message: `unknown config key "${key}" is ignored${suggest(key, known)}`, severity: "warning" });
+    }
+  }
+}

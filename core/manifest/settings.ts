@@ -1,0 +1,50 @@
+/**
+ * Settings-like sources (toolhost config, .claude/settings*.json, .mcp.json) become pseudo-plugins,
+ * so every consumer (permissions, command hooks, MCP) reads one uniform list with provenance.
+ */
+import path from "node:path";
+import type { ProblemReport } from "../errors.ts";
+import type { LoadedPlugin, PermissionLists } from "../types.ts";
+import { readHookMap } from "./components.ts";
+import { sanitizeId, substitute, toolhostHome } from "./paths.ts";
+import { ajvProblems, permissionsSchema, validatorFor } from "./schema.ts";
+
+export interface SettingsOptions {
+  projectDir: string;
+  rulesRoot: string;
+  /** JSON path prefix of the values inside `file` ("/toolhost" in package.json). */
+  base?: string;
+}
+
+export function settingsPlugin(id: string, kind: LoadedPlugin["kind"], file: string, value: Record<string, unknown>, opts: SettingsOptions): LoadedPlugin {
+  const problems: ProblemReport[] = [];
+  const base = opts.base ?? "";
+  const components: LoadedPlugin["components"] = { hooks: [], mcpServers: [], lspServers: [], tools: [] };
+  const vars = { CLAUDE_PROJECT_DIR: opts.projectDir, TOOLHOST_PROJECT_DIR: opts.projectDir };
+  if (value.permissions !== undefined) {
+    const validate = validatorFor(permissionsSchema);
+    if (!validate(value.permissions)) problems.push(...ajvProblems(validate.errors, id, file, `${base}/permissions`));
+    else components.permissions = { file, jsonPath: `${base}/permissions`, value: value.permissions as PermissionLists };
+  }
+  if (value.hooks !== undefined) components.hooks.push(...readHookMap(value.hooks, file, `${base}/hooks`, { plugin: id, vars, problems }));
+  if (value.mcpServers !== undefined) {
+    if (!value.mcpServers || typeof value.mcpServers !== "object" || Array.isArray(value.mcpServers)) {
+      problems.push({ plugin: id, file, path: `${base}/mcpServers`, message: "mcpServers must be an object mapping server names to configs", severity: "error" });
+    } else components.mcpServers.push({ file, jsonPath: `${base}/mcpServers`, value: substitute(value.mcpServers as Record<string, unknown>, vars) });
+  }
+  return {
+    id,
+    kind,
+    root: path.dirname(file),
+    manifestFile: file,
+    source: { kind, path: file },
+    manifest: value,
+    dataDir: path.join(toolhostHome(), "plugins", "data", sanitizeId(id)),
+    env: vars,
+    rulesRoot: opts.rulesRoot,
+    components,
+    problems,
+    failed: problems.some((p) => p.severity === "error"),
+    order: 0,
+  };
+}

@@ -1,0 +1,21 @@
+/**
+ * The bundled plugins, in load order — and so the order their taps run among equal stages (stage
+ * numbers: core/stages.ts). The only file of plugins/ that core reads. All plugins sort by manifest
+ * `order` (default 0; plugin-tools has -50 so plugin modules collect first), then bundled ones in this
+ * list's order, then the rest by id.
+ */
+export const BUNDLED_MANIFESTS: readonly string[] = [
+  "agents-md.json", //      AGENTS.md rules compiled into deny/ask rules, read filters and post-edit reminders
+  "builtin-tools.json", //  Read, Write, Edit, Glob, Grep, Bash, TaskOutput, TaskStop, exec sessions
+  "command-hooks.json", //  Claude Code command hooks (PreToolUse, PostToolUse, PostToolBatch, PermissionRequest)
+  "input-repair.json", //   repair tool input before validation
+  "lsp.json", //            language servers behind the LSP tool, post-edit diagnostics
+  "mcp.json", //            MCP servers as a tool source
+  "modes.json", //          permission-mode and tool-set filtering of the pool
+  "permissions.json", //    allow/ask/deny rules, modes, read-only defaults
+  "plugin-tools.json", //   tools from plugin manifests' `tools` modules
+  "shaping.json", //        output budgets, trust headers, injection advisory
+  "tool-search.json", //    ToolSearch and deferral
+  "transcript.json", //     the call transcript
+  "watch.json", //          rebuild on file changes
+];
