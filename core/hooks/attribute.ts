@@ -17,7 +17,8 @@ interface Tap {
 }
 
 function traceOf(args: unknown[]): TraceEntry[] | undefined {
-  for (const a of args) {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
     if (a !== null && typeof a === "object") {
       const t = (a as Partial<Traced>)[TRACE];
       if (t !== undefined) return t;

@@ -9,9 +9,12 @@ import type { Call } from "../call.ts";
 import { finish } from "../outcome.ts";
 import { recheck } from "./decide.ts";
 
-export async function askIfNeeded(call: Call): Promise<ExecuteOutcome | undefined> {
+export function askIfNeeded(call: Call): Promise<ExecuteOutcome | undefined> | undefined {
+  return call.decision!.behavior === "ask" ? ask(call) : undefined;
+}
+
+async function ask(call: Call): Promise<ExecuteOutcome | undefined> {
   const decision = call.decision!;
-  if (decision.behavior !== "ask") return undefined;
   const tool = call.tool!;
   let answer: AskAnswer | undefined = await first<AskAnswer>(call.build.hooks.permissionRequest, call, decision);
   if (answer === undefined && call.opts.onAsk) answer = await call.opts.onAsk({ tool: tool.name, input: call.input, decision, sessionId: call.sessionId });

@@ -1,9 +1,9 @@
 /** Stage postToolUse: PostToolUse (or PostToolUseFailure) handlers block, add context or rewrite the output. */
-import { series, tapped } from "../../hooks/dispatch.ts";
+import { isPromise, series, tapped } from "../../hooks/dispatch.ts";
 import { TRACE, type PostToolUseContext } from "../../types.ts";
 import type { Call } from "../call.ts";
 
-export async function postToolUse(call: Call): Promise<undefined> {
+export function postToolUse(call: Call): Promise<undefined> | undefined {
   const hook = call.error ? call.build.hooks.postToolUseFailure : call.build.hooks.postToolUse;
   if (!tapped(hook)) return undefined;
   const post: PostToolUseContext = {
@@ -17,7 +17,10 @@ export async function postToolUse(call: Call): Promise<undefined> {
       post.result = typeof r === "string" ? { ...post.result, content: [{ type: "text", text: r }] } : r;
     },
   };
-  await series(hook, post);
-  call.result = post.result;
-  return undefined;
+  const ran = series(hook, post);
+  if (!isPromise(ran)) {
+    call.result = post.result;
+    return undefined;
+  }
+  return ran.then(() => void (call.result = post.result));
 }

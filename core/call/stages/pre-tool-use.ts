@@ -3,7 +3,7 @@
  * or substitute a result. Their decisions combine as deny > defer > ask > allow; a changed input runs
  * every check again. A hook's allow skips the default prompt but never an explicit ask rule.
  */
-import { series, tapped } from "../../hooks/dispatch.ts";
+import { isPromise, series, tapped, type MaybePromise } from "../../hooks/dispatch.ts";
 import { textResult } from "../../tool.ts";
 import { TRACE, type Decision, type ExecuteOutcome, type HookDecision, type PreToolUseContext } from "../../types.ts";
 import type { Call } from "../call.ts";
@@ -13,28 +13,39 @@ import { recheck } from "./decide.ts";
 type Verdict = { decision: HookDecision; reason: string; source: string };
 const RANK: Record<HookDecision, number> = { allow: 1, ask: 2, defer: 3, deny: 4 };
 
-export async function preToolUse(call: Call): Promise<ExecuteOutcome | undefined> {
+export function preToolUse(call: Call): MaybePromise<ExecuteOutcome | undefined> {
   const hook = call.build.hooks.preToolUse;
   if (!tapped(hook)) return undefined;
   const decisions: Verdict[] = [];
+  let ran: MaybePromise<void>;
   try {
-    await series(hook, contextFor(call, decisions));
+    ran = series(hook, contextFor(call, decisions));
   } catch (e) {
-    const d = failClosed(e, "preToolUse");
-    return refuse(call, "blocked", denialText(call.tool!.name, d), d);
+    return failed(call, e);
   }
+  return isPromise(ran) ? ran.then(() => decide(call, decisions), (e: unknown) => failed(call, e)) : decide(call, decisions);
+}
+
+function failed(call: Call, e: unknown): ExecuteOutcome {
+  const d = failClosed(e, "preToolUse");
+  return refuse(call, "blocked", denialText(call.tool!.name, d), d);
+}
+
+function decide(call: Call, decisions: Verdict[]): MaybePromise<ExecuteOutcome | undefined> {
   const top = decisions.reduce<Verdict | undefined>((a, b) => (!a || RANK[b.decision] > RANK[a.decision] ? b : a), undefined);
   if (top?.decision === "deny") {
     const d: Decision = { behavior: "deny", reason: top.reason || "blocked by a PreToolUse hook", rule: "PreToolUse hook", plugin: top.source };
     return refuse(call, "blocked", `PreToolUse hook (${top.source}) blocked ${call.tool!.name}: ${d.reason}`, d);
   }
-  if (call.inputChanged) {
-    const again = await recheck(call);
+  const settle = (again: ExecuteOutcome | undefined) => {
     if (again) return again;
-  }
-  call.verdict = top;
-  call.decision = applyVerdict(call.decision!, top);
-  return undefined;
+    call.verdict = top;
+    call.decision = applyVerdict(call.decision!, top);
+    return undefined;
+  };
+  if (!call.inputChanged) return settle(undefined);
+  const again = recheck(call);
+  return isPromise(again) ? again.then(settle) : settle(again);
 }
 
 function applyVerdict(d: Decision, top: Verdict | undefined): Decision {
