@@ -8,7 +8,7 @@ export const {
   ToolhostError, PluginError, UsageError, errorMessage, loadConfig, suggest, editDistance,
   SyncHook, SyncBailHook, SyncWaterfallHook, AsyncParallelHook, AsyncSeriesHook, AsyncSeriesBailHook, AsyncSeriesWaterfallHook,
   TRACE, Session, stableStringify, denialText, substitute, resolveInside, codeStamp, flag, resolveFlag, instrument,
-  HOST_HOOKS, BUILD_HOOKS, STAGES, PERMISSION_MODES, loadPlugin, locateManifest,
+  HOST_HOOKS, BUILD_HOOKS, STAGES, PERMISSION_MODES, loadPlugin, locateManifest, readJsonFile, settingsPlugin,
   DISCOVER_STAGE_WATCH, POOL_STAGE_DENY, POOL_STAGE_MODE, DEFER_STAGE_ALWAYS_LOAD, DEFER_STAGE_POLICY, DENY_STAGE_SETTINGS,
   DENY_STAGE_AGENTS, PERMISSION_STAGE_AGENTS, PERMISSION_STAGE_RULES, PERMISSION_STAGE_TOOL, PERMISSION_STAGE_FALLBACK,
   COMMAND_HOOKS_STAGE, SHAPE_STAGE_HOOK_CONTEXT, SHAPE_STAGE_ANNOTATE, SHAPE_STAGE_TRUNCATE,

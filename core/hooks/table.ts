@@ -23,6 +23,7 @@ const row = (kind: HookKind, args: readonly string[], failure: FailurePolicy, do
 
 export const HOST_HOOKS = {
   discover: row("AsyncSeriesWaterfallHook", ["sources"], "isolate", "add or remove plugin sources before manifests are read"),
+  settings: row("AsyncSeriesHook", ["collector"], "isolate", "settings-like sources add pseudo-plugins, mode places and watched files (after activation)"),
   manifestLoaded: row("SyncHook", ["plugin"], "isolate", "a manifest (or settings source) was read and schema-checked"),
   validateManifest: row("SyncWaterfallHook", ["problems", "plugin"], "isolate", "extra validation of a loaded manifest: return more problems"),
   activate: row("SyncHook", ["plugin"], "isolate", "a plugin was loaded and applied"),

@@ -8,7 +8,7 @@ import type { ProblemReport } from "../errors.ts";
 import type { HostConfig, LoadedPlugin, RebuildInfo } from "../types.ts";
 import { loadConfig, type ConfigResult } from "../manifest/config.ts";
 import { loadPlugin } from "../manifest/load.ts";
-import { PERMISSION_MODES } from "../manifest/mode.ts";
+import { chooseMode, PERMISSION_MODES, type ModeChoice } from "../manifest/mode.ts";
 import { ajvProblems, configSchema, PENDING_CONTRIBUTIONS, validatorFor } from "../manifest/schema.ts";
 import { bundledRank, dedupeSources, initialSources } from "../manifest/sources.ts";
 import { suggest } from "../../lib/text.ts";
@@ -45,18 +45,40 @@ export async function readConfiguration(h: HostState, gen: Generation): Promise<
   const cfg = await loadConfig({ cwd: h.cwd, configFile: h.options.configFile, inline: h.options.config });
   gen.problems.push(...cfg.problems);
   h.watchedFiles = cfg.watched;
-  chooseHostMode(h, gen, cfg);
   const sources = await h.hooks.discover.promise(initialSources({ ...h.options, cwd: h.cwd }, cfg.config, cfg.file, gen.problems));
   h.sources = dedupeSources(sources);
   return cfg;
 }
 
+/**
+ * host.settings (the claude-settings plugin: .claude/settings*.json, .mcp.json): their pseudo-plugins join
+ * this generation's plugins, then the permission mode is chosen from every place that sets one.
+ */
+export async function readSettings(h: HostState, gen: Generation, cfg: ConfigResult, plugins: LoadedPlugin[]): Promise<void> {
+  const places = [...cfg.modePlaces];
+  const added: LoadedPlugin[] = [];
+  await h.hooks.settings.promise({
+    cwd: h.cwd,
+    config: cfg.config,
+    add: (lp) => void added.push(lp),
+    mode: (place) => void places.push(place),
+    watch: (file) => void h.watchedFiles.push(file),
+    problem: (p) => void gen.problems.push(p),
+  });
+  for (const lp of added) {
+    gen.problems.push(...lp.problems);
+    if (!lp.failed) plugins.push(lp);
+  }
+  plugins.sort(byLoadOrder);
+  chooseHostMode(h, gen, chooseMode(places, gen.problems));
+}
+
 /** The mode is chosen once, at the first build: createHost/--mode, else what the configuration says. */
-function chooseHostMode(h: HostState, gen: Generation, cfg: ConfigResult): void {
-  h.bypassDisabledBy = cfg.mode.bypassDisabledBy;
+function chooseHostMode(h: HostState, gen: Generation, choice: ModeChoice): void {
+  h.bypassDisabledBy = choice.bypassDisabledBy;
   if (!h.current) {
     const opt = h.options.mode;
-    h.modeSource = opt ? { mode: opt, source: "option" } : (cfg.mode.defaultMode ?? { mode: "default", source: "default" });
+    h.modeSource = opt ? { mode: opt, source: "option" } : (choice.defaultMode ?? { mode: "default", source: "default" });
     h.mode = h.modeSource.mode;
     if (opt && !(PERMISSION_MODES as readonly string[]).includes(opt)) {
       // a plugin may define a mode of its own, so this warns rather than refuses
@@ -86,8 +108,13 @@ export function loadManifests(h: HostState, gen: Generation, cfg: ConfigResult):
     else if (!cfg.config.disabledPlugins?.includes(lp.id)) admit(h, gen, lp, seen, loaded);
   }
   for (const def of h.options.plugins ?? []) loaded.push(inlineRecord(def, h.cwd));
+  return loaded.sort(byLoadOrder);
+}
+
+/** Manifest `order`, then the bundled list's order, then id. */
+function byLoadOrder(a: LoadedPlugin, b: LoadedPlugin): number {
   const rank = (lp: LoadedPlugin) => (lp.source.kind === "bundled" ? bundledRank(lp.source.path) : Infinity);
-  return loaded.sort((a, b) => a.order - b.order || rank(a) - rank(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return a.order - b.order || rank(a) - rank(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
 /** One plugin per name: a second copy is refused, naming both files. */

@@ -9,7 +9,7 @@ import { diffPools } from "../build/pool.ts";
 import type { PoolSnapshot } from "../types.ts";
 import { inlineDefs } from "./plugin-code.ts";
 import { problemKey } from "./activate.ts";
-import { Generation, readConfiguration, loadManifests, checkContributedConfig } from "./generation.ts";
+import { Generation, readConfiguration, loadManifests, readSettings, checkContributedConfig } from "./generation.ts";
 import type { HostState, RebuildResult } from "./state.ts";
 
 export async function rebuild(h: HostState, reason: string): Promise<RebuildResult> {
@@ -19,6 +19,7 @@ export async function rebuild(h: HostState, reason: string): Promise<RebuildResu
   if (h.current && gen.fresh().length) return keepLastGood(h, gen, gen.fresh());
   const broken = await h.activator.sync(plugins, gen.problems, inlineDefs(h.options.plugins), gen.known, !!h.current);
   if (broken.length) return keepLastGood(h, gen, broken); //      import changed code first, dispose removed plugins after
+  await readSettings(h, gen, cfg, plugins); //                   host.settings (Claude Code settings, .mcp.json), then the mode
   checkContributedConfig(h, gen, cfg);
   if (h.current && gen.fresh().length) return keepLastGood(h, gen, gen.fresh());
   const build = new Build(gen.number, h.mode, h.cwd, cfg.config, plugins, h.view, (t, i) => h.allowAlways(t, i)); // config + mode frozen

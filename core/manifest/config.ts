@@ -1,15 +1,12 @@
 /**
- * Configuration discovery: toolhost's own config (cosmiconfig: toolhost.config.{json,js,mjs,ts},
- * .toolhostrc*, package.json#toolhost) and, for compatibility, the project's Claude Code settings
- * (.claude/settings.json, .claude/settings.local.json) and .mcp.json. Each becomes a pseudo-plugin so
- * consumers read permissions, hooks and MCP servers with their provenance.
+ * toolhost's own config (cosmiconfig: toolhost.config.{json,js,mjs,ts}, .toolhostrc*, package.json#toolhost),
+ * as a pseudo-plugin so consumers read its permissions, hooks and MCP servers with their provenance. Claude
+ * Code's settings files and .mcp.json are the claude-settings plugin's (host.settings).
  */
-import fs from "node:fs";
 import path from "node:path";
 import { errorMessage, type ProblemReport } from "../errors.ts";
 import type { HostConfig, LoadedPlugin } from "../types.ts";
-import { chooseMode, type ModeChoice, type ModePlace } from "./mode.ts";
-import { readJson } from "./paths.ts";
+import type { ModePlace } from "../types.ts";
 import { ajvProblems, configSchema, validatorFor } from "./schema.ts";
 import { settingsPlugin } from "./settings.ts";
 
@@ -21,8 +18,8 @@ export interface ConfigResult {
   sources: LoadedPlugin[];
   /** Files that, when they change, should trigger a rebuild. */
   watched: string[];
-  /** The permission mode the configuration asks for, and whether bypassPermissions is disabled (and by whom). */
-  mode: ModeChoice;
+  /** Where the toolhost config sets a permission mode (settings sources add theirs through host.settings). */
+  modePlaces: ModePlace[];
 }
 
 const SEARCH_PLACES = ["package.json", ".toolhostrc", ".toolhostrc.json", ".toolhostrc.js", ".toolhostrc.mjs", ".toolhostrc.ts", "toolhost.config.json", "toolhost.config.js", "toolhost.config.mjs", "toolhost.config.ts"];
@@ -57,39 +54,6 @@ function checkConfig(config: unknown, file: string, base: string): ProblemReport
   return validate(config) ? [] : ajvProblems(validate.errors, "config", file, base);
 }
 
-/** .claude/settings.json and settings.local.json as pseudo-plugins (permissions and hooks only). */
-function claudeSettings(cwd: string, out: { sources: LoadedPlugin[]; problems: ProblemReport[]; watched: string[] }): Map<string, { value: Record<string, unknown>; file: string }> {
-  const found = new Map<string, { value: Record<string, unknown>; file: string }>();
-  for (const [id, rel] of [["settings:project", path.join(".claude", "settings.json")], ["settings:local", path.join(".claude", "settings.local.json")]] as const) {
-    const f = path.join(cwd, rel);
-    out.watched.push(f);
-    if (!fs.existsSync(f)) continue;
-    const r = readJson(f);
-    if (r.error || !r.value || typeof r.value !== "object") {
-      out.problems.push({ plugin: id, file: f, path: "/", message: r.error ?? "settings must be a JSON object", severity: "error" });
-      continue;
-    }
-    const v = r.value as Record<string, unknown>;
-    out.sources.push(settingsPlugin(id, "settings", f, { permissions: v.permissions, hooks: v.hooks }, { projectDir: cwd, rulesRoot: cwd }));
-    found.set(id, { value: v, file: f });
-  }
-  return found;
-}
-
-function mcpJson(cwd: string, out: { sources: LoadedPlugin[]; problems: ProblemReport[]; watched: string[] }): void {
-  const file = path.join(cwd, ".mcp.json");
-  out.watched.push(file);
-  if (!fs.existsSync(file)) return;
-  const r = readJson(file);
-  if (r.error || !r.value || typeof r.value !== "object") {
-    out.problems.push({ plugin: "mcp.json", file, path: "/", message: r.error ?? ".mcp.json must be a JSON object", severity: "error" });
-    return;
-  }
-  const v = r.value as Record<string, unknown>;
-  const servers = v.mcpServers && typeof v.mcpServers === "object" ? v.mcpServers : v;
-  out.sources.push(settingsPlugin("mcp.json", "mcpjson", file, { mcpServers: servers }, { projectDir: cwd, rulesRoot: cwd }));
-}
-
 export async function loadConfig(opts: { cwd: string; configFile?: string; inline?: HostConfig }): Promise<ConfigResult> {
   const out = { sources: [] as LoadedPlugin[], problems: [] as ProblemReport[], watched: [] as string[] };
   const fc = await readConfigFile(opts.cwd, opts.configFile);
@@ -104,24 +68,15 @@ export async function loadConfig(opts: { cwd: string; configFile?: string; inlin
   out.problems.push(...bad);
   if (!config || typeof config !== "object" || Array.isArray(config)) config = {};
   if (!bad.length) out.sources.push(settingsPlugin("config", "config", cfgFile, config as Record<string, unknown>, { projectDir: opts.cwd, rulesRoot: opts.cwd, base }));
-  const settings = claudeSettings(opts.cwd, out);
   const fileOk = !!fc.config && !checkConfig(fc.config, cfgFile, base).length;
-  const place = (value: unknown, topMode: boolean, plugin: string, file: string | undefined, prefix: string, checkedIn: boolean): ModePlace => ({ value, topMode, plugin, file, prefix, checkedIn });
-  const settingsPlace = (id: string) => {
-    const s = settings.get(id);
-    return s ? [place({ permissions: s.value.permissions }, false, id, s.file, "", id === "settings:project")] : [];
-  };
-  const places: ModePlace[] = [
-    ...(opts.inline && typeof opts.inline === "object" ? [place(opts.inline, true, "config", undefined, "", false)] : []),
-    ...(fileOk && opts.configFile ? [place(fc.config, true, "config", fc.file, base, false)] : []),
-    ...settingsPlace("settings:local"),
-    ...(fileOk && !opts.configFile ? [place(fc.config, true, "config", fc.file, base, true)] : []),
-    ...settingsPlace("settings:project"),
+  const place = (value: unknown, plugin: string, file: string | undefined, prefix: string, checkedIn: boolean, precedence: number): ModePlace => ({ value, topMode: true, plugin, file, prefix, checkedIn, precedence });
+  const modePlaces: ModePlace[] = [
+    ...(opts.inline && typeof opts.inline === "object" ? [place(opts.inline, "config", undefined, "", false, 0)] : []),
+    // A file named with --config is the user's; one found in the project is checked in.
+    ...(fileOk ? [opts.configFile ? place(fc.config, "config", fc.file, base, false, 10) : place(fc.config, "config", fc.file, base, true, 30)] : []),
   ];
-  const mode = chooseMode(places, out.problems);
-  mcpJson(opts.cwd, out);
   for (const s of out.sources) out.problems.push(...s.problems);
-  return { config, file: fc.file, problems: out.problems, sources: out.sources.filter((s) => !s.failed), watched: out.watched, mode };
+  return { config, file: fc.file, problems: out.problems, sources: out.sources.filter((s) => !s.failed), watched: out.watched, modePlaces };
 }
 
 function mergeConfig(a: HostConfig, b: HostConfig): HostConfig {

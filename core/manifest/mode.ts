@@ -4,10 +4,11 @@
  * (first found wins). The last two are checked in, so they may not escalate.
  */
 import type { ProblemReport } from "../errors.ts";
-import type { ModeSource } from "../types.ts";
+import type { ModePlace, ModeSource } from "../types.ts";
 
 import { PERMISSION_MODES } from "../../lib/modes.ts";
 export { PERMISSION_MODES };
+export type { ModePlace };
 /** Modes a repo-committed project settings file may not switch on (Claude Code filters these escalations). */
 const ESCALATING = new Set(["bypassPermissions", "acceptEdits", "auto"]);
 
@@ -48,21 +49,10 @@ function modeSetting(value: unknown, where: { plugin: string; file?: string; pat
   return mode;
 }
 
-/** One place a mode may be set: a config-like object (`mode`, `permissions.defaultMode`) at `prefix` in `file`. */
-export interface ModePlace {
-  value: unknown;
-  /** Whether a top-level `mode` key counts (config files) or only permissions.defaultMode (settings). */
-  topMode: boolean;
-  plugin: string;
-  file?: string;
-  prefix: string;
-  checkedIn: boolean;
-}
-
 /** The first mode the places (in precedence order) set, and who disables bypassPermissions. */
 export function chooseMode(places: ModePlace[], problems: ProblemReport[]): ModeChoice {
   const choice: ModeChoice = {};
-  for (const pl of places) {
+  for (const pl of [...places].sort((a, b) => a.precedence - b.precedence)) {
     const c = pl.value && typeof pl.value === "object" ? (pl.value as Record<string, unknown>) : {};
     const p = c.permissions && typeof c.permissions === "object" ? (c.permissions as Record<string, unknown>) : {};
     const candidates: Array<[unknown, string]> = [[pl.topMode ? c.mode : undefined, `${pl.prefix}/mode`], [p.defaultMode, `${pl.prefix}/permissions/defaultMode`]];
