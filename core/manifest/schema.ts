@@ -238,8 +238,6 @@ function describeAjvError(e: ErrorObject): string {
  */
 export const PENDING_CONTRIBUTIONS: Record<string, object> = {
   toolSearch: { type: "object" },
-  toolSets: { type: "object", additionalProperties: { type: "array", items: { type: "string" } } },
-  toolSet: { type: "string" },
   output: { type: "object" },
   transcript: { type: "string" },
   agentsMd: { type: "object", properties: { files: { type: "array", items: { type: "string", pattern: "^[^/\\\\]+\\.md$" } } }, additionalProperties: false },

@@ -10,6 +10,8 @@ const PLUGIN_NAME = "modes";
 export default definePlugin({
   name: PLUGIN_NAME,
   apply(ctx) {
+    ctx.contributeConfig("toolSets", { type: "object", additionalProperties: { type: "array", items: { type: "string" } } });
+    ctx.contributeConfig("toolSet", { type: "string" });
     ctx.hooks.build.tap(PLUGIN_NAME, (build) => {
       const cfg = build.config;
       const setName = cfg.toolSet;

@@ -15,6 +15,8 @@ export interface SourceFile {
   /** Path relative to the repository root, with forward slashes. */
   file: string;
   lines: number;
+  /** Lines that hold code: not blank, not only a comment. */
+  codeLines: number;
   /** Resolved relative imports (repository paths), type-only ones included. */
   imports: Array<{ to: string; typeOnly: boolean }>;
   functions: Array<{ name: string; line: number; lines: number }>;
@@ -68,7 +70,13 @@ export function readSource(file: string): SourceFile {
     ts.forEachChild(node, visit);
   };
   visit(sf);
-  return { file, lines: text.split("\n").length - (text.endsWith("\n") ? 1 : 0), imports, functions };
+  const all = text.split("\n");
+  if (text.endsWith("\n")) all.pop();
+  const codeLines = all.filter((l) => {
+    const t = l.trim();
+    return t !== "" && !t.startsWith("//") && !t.startsWith("/*") && !t.startsWith("*");
+  }).length;
+  return { file, lines: all.length, codeLines, imports, functions };
 }
 
 export function readTree(): SourceFile[] {
@@ -148,6 +156,7 @@ export function layerViolations(files: SourceFile[]): string[] {
 
 export interface HouseFigures {
   coreLines: number;
+  coreCodeLines: number;
   cliLines: number;
   coreFilesOver250: string[];
   coreFunctionsOver50: string[];
@@ -163,6 +172,7 @@ export function figures(files = readTree()): HouseFigures {
     fs.flatMap((f) => f.functions.filter((fn) => fn.lines > min).map((fn) => `${f.file}:${fn.line} ${fn.name} (${fn.lines})`));
   return {
     coreLines: core.reduce((n, f) => n + f.lines, 0),
+    coreCodeLines: core.reduce((n, f) => n + f.codeLines, 0),
     cliLines: core.filter((f) => f.file.startsWith("core/cli/")).reduce((n, f) => n + f.lines, 0),
     coreFilesOver250: core.filter((f) => f.lines > 250).map((f) => `${f.file} (${f.lines})`),
     coreFunctionsOver50: fnList(core, 50),
