@@ -3,6 +3,7 @@
  * as a pseudo-plugin so consumers read its permissions, hooks and MCP servers with their provenance. Claude
  * Code's settings files and .mcp.json are the claude-settings plugin's (host.settings).
  */
+import fs from "node:fs";
 import path from "node:path";
 import { errorMessage, type ProblemReport } from "../errors.ts";
 import type { HostConfig, LoadedPlugin } from "../types.ts";
@@ -30,7 +31,22 @@ interface FileConfig {
   problem?: ProblemReport;
 }
 
+/** Whether cosmiconfig could find anything in `cwd` (it searches only there: stopDir is cwd). */
+function mayHaveConfig(cwd: string): boolean {
+  for (const f of SEARCH_PLACES.slice(1)) if (fs.existsSync(path.join(cwd, f))) return true;
+  const pkg = path.join(cwd, "package.json");
+  if (!fs.existsSync(pkg)) return false;
+  try {
+    const v = JSON.parse(fs.readFileSync(pkg, "utf8")) as unknown;
+    return !!v && typeof v === "object" && "toolhost" in v;
+  } catch {
+    return true; // let cosmiconfig read it and report what is wrong
+  }
+}
+
 async function readConfigFile(cwd: string, configFile: string | undefined): Promise<FileConfig> {
+  // cosmiconfig and its loaders are imported only when there is something to load.
+  if (!configFile && !mayHaveConfig(cwd)) return {};
   const [{ cosmiconfig }, { createJiti }] = await Promise.all([import("cosmiconfig"), import("jiti")]);
   const jitiLoader = async (filepath: string) => {
     const mod = (await createJiti(filepath, { moduleCache: false, fsCache: false }).import(filepath)) as { default?: unknown };
@@ -50,6 +66,7 @@ async function readConfigFile(cwd: string, configFile: string | undefined): Prom
 /** Schema problems of the merged config; unknown keys are checked later, against what plugins contribute. */
 function checkConfig(config: unknown, file: string, base: string): ProblemReport[] {
   if (!config || typeof config !== "object" || Array.isArray(config)) return [{ plugin: "config", file, path: base || "/", message: "config must be an object", severity: "error" }];
+  if (!Object.keys(config).length) return [];
   const validate = validatorFor(configSchema);
   return validate(config) ? [] : ajvProblems(validate.errors, "config", file, base);
 }

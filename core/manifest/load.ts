@@ -83,10 +83,11 @@ class PluginReader {
     }
     this.manifest = r.value as Record<string, unknown>;
     if (typeof this.manifest.name === "string" && this.manifest.name) this.id = this.manifest.name;
-    const validate = validatorFor(manifestSchema);
-    if (!validate(this.manifest)) {
+    // Bundled manifests ship with the package and are checked by a test, so start-up compiles no schema for them.
+    const validate = this.source.kind === "bundled" ? undefined : validatorFor(manifestSchema);
+    if (validate && !validate(this.manifest)) {
       // metadata/experimental of the wrong type only warn (Claude Code behaviour).
-      for (const pr of ajvProblems(validate.errors, this.id, this.manifestFile)) this.problems.push(/^\/(metadata|experimental)/.test(pr.path ?? "") ? { ...pr, severity: "warning" } : pr);
+      for (const pr of ajvProblems(validate!.errors, this.id, this.manifestFile)) this.problems.push(/^\/(metadata|experimental)/.test(pr.path ?? "") ? { ...pr, severity: "warning" } : pr);
     }
     for (const k of Object.keys(this.manifest)) {
       if (!KNOWN_MANIFEST_KEYS.has(k)) this.problem("warning", this.manifestFile, `/${k}`, `unknown manifest key "${k}" is ignored${suggest(k, KNOWN_MANIFEST_KEYS)}`);

@@ -175,6 +175,15 @@ describe("manifest loading", () => {
 });
 
 describe("published schema", () => {
+  it("every bundled manifest passes the schema and is on the bundled list (start-up does not re-check them)", async () => {
+    const { manifestSchema, validatorFor } = await import("../../core/manifest/schema.ts");
+    const { BUNDLED_MANIFESTS } = await import("../../plugins/bundled.ts");
+    const dir = path.join(__dirname, "../../manifests");
+    const files = fs.readdirSync(dir).filter((f) => f.endsWith(".json")).sort();
+    expect([...BUNDLED_MANIFESTS].sort()).toEqual(files);
+    const validate = validatorFor(manifestSchema);
+    for (const f of files) expect(validate(JSON.parse(fs.readFileSync(path.join(dir, f), "utf8"))), `${f}: ${JSON.stringify(validate.errors)}`).toBe(true);
+  });
   it("manifest.schema.json is in sync with core/manifest/schema.ts", async () => {
     const { manifestSchema } = await import("../../core/manifest/schema.ts");
     const published = JSON.parse(fs.readFileSync(path.join(__dirname, "../../manifest.schema.json"), "utf8"));
