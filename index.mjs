@@ -1,7 +1,8 @@
 // Package entry: toolhost runs from its TypeScript sources through jiti (no build step).
 // The names below must equal core/index.ts's value exports: test/contract/public-api.test.ts checks it.
 import { createJiti } from "jiti";
-const jiti = createJiti(import.meta.url, { interopDefault: true });
+// interopDefault off: its Proxy would sit on every cross-module binding read of the per-call path.
+const jiti = createJiti(import.meta.url, { interopDefault: false });
 const api = await jiti.import("./core/index.ts");
 export const {
   createHost, Host, PACKAGE_ROOT, defineTool, definePlugin, isToolDefinition, isPluginDefinition, textResult, resultText,

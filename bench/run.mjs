@@ -18,7 +18,7 @@ if (!file) {
   console.error(`no benchmark named ${name}`);
   process.exit(3);
 }
-const jiti = createJiti(import.meta.url, { interopDefault: true });
+const jiti = createJiti(import.meta.url, { interopDefault: false });
 const mod = await jiti.import(file);
 const fn = typeof mod === "function" ? mod : mod?.default;
 if (typeof fn === "function") await fn(args);

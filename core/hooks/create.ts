@@ -1,10 +1,11 @@
 /** The hook objects, made from the table: one frozen object per Host, and one per Build. */
-import tapable from "tapable";
+import * as tapable from "tapable";
 import type { BuildHooks, HostHooks } from "../types.ts";
 import { instrument, type ProblemSink } from "./attribute.ts";
 import { BUILD_HOOKS, HOST_HOOKS, type HookKind, type HookRow } from "./table.ts";
 
-const classes = tapable as unknown as typeof import("tapable");
+// tapable is CommonJS: its classes are the namespace itself or its `default`, depending on the loader's interop.
+const classes = ((tapable as { default?: unknown }).default ?? tapable) as typeof import("tapable");
 export const { SyncHook, SyncBailHook, SyncWaterfallHook, AsyncParallelHook, AsyncSeriesHook, AsyncSeriesBailHook, AsyncSeriesWaterfallHook } = classes;
 
 function createFrom<T>(owner: string, rows: Record<string, HookRow>, sink: ProblemSink): T {

@@ -41,60 +41,63 @@ function checked(tap: TapRecord, r: unknown): unknown {
   return r;
 }
 
+// Every hook a stage calls takes one or two arguments: fixed arities, no rest arrays or spread calls on
+// the per-call path.
+
 /** Bail: taps in order; the first answer that is not undefined is the result. */
-export function first<R>(hook: object, ...args: unknown[]): MaybePromise<R | undefined> {
+export function first<R>(hook: object, a: unknown, b?: unknown): MaybePromise<R | undefined> {
   const h = hook as RawHook;
-  if (!direct(h)) return through(h, args) as MaybePromise<R | undefined>;
-  return firstFrom<R>(h.taps, 0, args);
+  if (!direct(h)) return through(h, b === undefined ? [a] : [a, b]) as MaybePromise<R | undefined>;
+  return firstFrom<R>(h.taps, 0, a, b);
 }
-function firstFrom<R>(taps: TapRecord[], from: number, args: unknown[]): MaybePromise<R | undefined> {
+function firstFrom<R>(taps: TapRecord[], from: number, a: unknown, b: unknown): MaybePromise<R | undefined> {
   for (let i = from; i < taps.length; i++) {
     const tap = taps[i]!;
-    const r = checked(tap, tap.fn(...args));
-    if (tap.type === "promise") return (r as Promise<R | undefined>).then((v) => (v !== undefined ? v : firstFrom<R>(taps, i + 1, args)));
+    const r = checked(tap, b === undefined ? tap.fn(a) : tap.fn(a, b));
+    if (tap.type === "promise") return (r as Promise<R | undefined>).then((v) => (v !== undefined ? v : firstFrom<R>(taps, i + 1, a, b)));
     if (r !== undefined) return r as R;
   }
   return undefined;
 }
 
 /** Waterfall: each answer that is not undefined replaces the value handed to the next tap. */
-export function reduce<T>(hook: object, value: T, ...rest: unknown[]): MaybePromise<T> {
+export function reduce<T>(hook: object, value: T, a: unknown): MaybePromise<T> {
   const h = hook as RawHook;
-  if (!direct(h)) return through(h, [value, ...rest]) as MaybePromise<T>;
-  return reduceFrom(h.taps, 0, value, rest);
+  if (!direct(h)) return through(h, [value, a]) as MaybePromise<T>;
+  return reduceFrom(h.taps, 0, value, a);
 }
-function reduceFrom<T>(taps: TapRecord[], from: number, value: T, rest: unknown[]): MaybePromise<T> {
+function reduceFrom<T>(taps: TapRecord[], from: number, value: T, a: unknown): MaybePromise<T> {
   for (let i = from; i < taps.length; i++) {
     const tap = taps[i]!;
-    const r = checked(tap, tap.fn(value, ...rest));
-    if (tap.type === "promise") return (r as Promise<T | undefined>).then((v) => reduceFrom(taps, i + 1, v !== undefined ? v : value, rest));
+    const r = checked(tap, tap.fn(value, a));
+    if (tap.type === "promise") return (r as Promise<T | undefined>).then((v) => reduceFrom(taps, i + 1, v !== undefined ? v : value, a));
     if (r !== undefined) value = r as T;
   }
   return value;
 }
 
 /** Series: every tap in order, answers ignored. */
-export function series(hook: object, ...args: unknown[]): MaybePromise<void> {
+export function series(hook: object, a: unknown): MaybePromise<void> {
   const h = hook as RawHook;
-  if (!direct(h)) return through(h, args) as MaybePromise<void>;
-  return seriesFrom(h.taps, 0, args);
+  if (!direct(h)) return through(h, [a]) as MaybePromise<void>;
+  return seriesFrom(h.taps, 0, a);
 }
-function seriesFrom(taps: TapRecord[], from: number, args: unknown[]): MaybePromise<void> {
+function seriesFrom(taps: TapRecord[], from: number, a: unknown): MaybePromise<void> {
   for (let i = from; i < taps.length; i++) {
     const tap = taps[i]!;
-    const r = checked(tap, tap.fn(...args));
-    if (tap.type === "promise") return (r as Promise<unknown>).then(() => seriesFrom(taps, i + 1, args));
+    const r = checked(tap, tap.fn(a));
+    if (tap.type === "promise") return (r as Promise<unknown>).then(() => seriesFrom(taps, i + 1, a));
   }
   return undefined;
 }
 
 /** Parallel: every tap at once, answers ignored; settles when all have. */
-export function parallel(hook: object, ...args: unknown[]): MaybePromise<void> {
+export function parallel(hook: object, a: unknown): MaybePromise<void> {
   const h = hook as RawHook;
-  if (!direct(h)) return through(h, args) as MaybePromise<void>;
+  if (!direct(h)) return through(h, [a]) as MaybePromise<void>;
   const pending: Promise<unknown>[] = [];
   for (const tap of h.taps) {
-    const r = checked(tap, tap.fn(...args));
+    const r = checked(tap, tap.fn(a));
     if (tap.type === "promise") pending.push(r as Promise<unknown>);
   }
   return pending.length ? Promise.all(pending).then(() => undefined) : undefined;

@@ -73,6 +73,8 @@ function walk(dir: string, depth: number, fn: (f: string, st: fs.Stats) => void,
 export async function importPlugin(lp: LoadedPlugin): Promise<PluginDefinition | undefined> {
   const file = lp.components.main!.file;
   const bundled = lp.source.kind === "bundled";
+  // Plugins keep jiti's default interop (`import x from "a-cjs-package"` works as in a bundler). Core itself is
+  // loaded without it by the entry points (index.mjs, bin/): its per-call path reads no interop Proxy.
   const jiti = createJiti(import.meta.url, { moduleCache: bundled, fsCache: true, interopDefault: true });
   const mod = (await jiti.import(file)) as Record<string, unknown>;
   const cand = [mod?.default, mod, ...Object.values(mod ?? {})];
