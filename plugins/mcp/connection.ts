@@ -21,6 +21,7 @@ import {
 import { errorMessage, type Logger, type ToolCallContext, type ToolResult } from "../../core/index.ts";
 import type { ServerSpec } from "./config.ts";
 import { HeadersHelperError, runHeadersHelper } from "./headers-helper.ts";
+import { LightSignal } from "../../lib/light-signal.ts";
 
 export type ConnStatus = "pending" | "connected" | "reconnecting" | "failed" | "closed";
 
@@ -230,16 +231,8 @@ export class McpConnection {
 
   /** tools/list with a lenient result schema, following pagination. */
   private async listTools(client: Client): Promise<RawTool[]> {
-    const out: RawTool[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < 100; page++) {
-      const res = (await client.request({ method: "tools/list", params: cursor ? { cursor } : {} }, ResultSchema, { timeout: this.connectLimitMs })) as Lenient;
-      const tools = Array.isArray(res.tools) ? (res.tools as unknown[]) : [];
-      for (const t of tools) if (t && typeof t === "object" && typeof (t as RawTool).name === "string" && (t as RawTool).name) out.push(t as RawTool);
-      cursor = typeof res.nextCursor === "string" && res.nextCursor ? res.nextCursor : undefined;
-      if (!cursor) break;
-    }
-    return out;
+    const tools = await listAll(client, "tools/list", "tools", 100, this.connectLimitMs);
+    return tools.filter((t): t is RawTool => !!t && typeof t === "object" && typeof (t as RawTool).name === "string" && !!(t as RawTool).name);
   }
 
   private setTools(tools: RawTool[]): boolean {
@@ -351,15 +344,7 @@ export class McpConnection {
   async listResources(): Promise<Lenient[]> {
     if (!this.client || !this.hasCapability("resources")) return [];
     if (this.resourceCache) return this.resourceCache;
-    const out: Lenient[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < 50; page++) {
-      const res = (await this.client.request({ method: "resources/list", params: cursor ? { cursor } : {} }, ResultSchema, { timeout: 30_000 })) as Lenient;
-      if (Array.isArray(res.resources)) out.push(...(res.resources as Lenient[]));
-      cursor = typeof res.nextCursor === "string" && res.nextCursor ? res.nextCursor : undefined;
-      if (!cursor) break;
-    }
-    return (this.resourceCache = out);
+    return (this.resourceCache = (await listAll(this.client, "resources/list", "resources", 50, 30_000)) as Lenient[]);
   }
 
   async readResource(uri: string): Promise<Lenient> {
@@ -370,15 +355,7 @@ export class McpConnection {
   async listPrompts(): Promise<Lenient[]> {
     if (!this.client || !this.hasCapability("prompts")) return [];
     if (this.promptCache) return this.promptCache;
-    const out: Lenient[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < 50; page++) {
-      const res = (await this.client.request({ method: "prompts/list", params: cursor ? { cursor } : {} }, ResultSchema, { timeout: 30_000 })) as Lenient;
-      if (Array.isArray(res.prompts)) out.push(...(res.prompts as Lenient[]));
-      cursor = typeof res.nextCursor === "string" && res.nextCursor ? res.nextCursor : undefined;
-      if (!cursor) break;
-    }
-    return (this.promptCache = out);
+    return (this.promptCache = (await listAll(this.client, "prompts/list", "prompts", 50, 30_000)) as Lenient[]);
   }
 
   async getPrompt(name: string, args: Record<string, string> | undefined): Promise<Lenient> {
@@ -404,65 +381,29 @@ function tick(): Promise<void> {
   return new Promise((r) => setImmediate(r));
 }
 
+/**
+ * A paginated MCP list request (`tools/list`, `resources/list`, `prompts/list`) with a lenient result
+ * schema: the `field` arrays of every page, following `nextCursor` for at most `maxPages` pages.
+ */
+async function listAll(client: Client, method: string, field: string, maxPages: number, timeout: number): Promise<unknown[]> {
+  const out: unknown[] = [];
+  let cursor: string | undefined;
+  for (let page = 0; page < maxPages; page++) {
+    const res = (await client.request({ method, params: cursor ? { cursor } : {} }, ResultSchema, { timeout })) as Lenient;
+    const items = res[field];
+    if (Array.isArray(items)) out.push(...(items as unknown[]));
+    cursor = typeof res.nextCursor === "string" && res.nextCursor ? res.nextCursor : undefined;
+    if (!cursor) break;
+  }
+  return out;
+}
+
 function describeTarget(s: ServerSpec): string {
   return s.transport === "stdio" ? `cannot start ${s.label} (${[s.command, ...s.args].join(" ")})` : `cannot connect to ${s.label} at ${s.url} (${s.transport})`;
 }
 
 function err(text: string): ToolResult {
   return { content: [{ type: "text", text }], isError: true };
-}
-
-/**
- * The part of AbortSignal that the SDK's `Protocol.request()`, `connectedClient()` and the executor's
- * caller-signal handling use — `aborted`, `reason`, `throwIfAborted()`, `addEventListener("abort")` /
- * `removeEventListener`, `onabort` — aborted by calling `abort()`. A real AbortSignal per call costs an
- * AbortController (Node builds it with `Object.setPrototypeOf` on an EventTarget) and EventTarget
- * listeners (the SDK never removes its own); in `toolhost serve` that was several microseconds per
- * call (docs/mcp.md, "Hot path"). Cancellation behaves the same: an abort makes the SDK send
- * notifications/cancelled upstream and reject the request.
- */
-export class LightSignal {
-  aborted = false;
-  reason: unknown = undefined;
-  onabort: ((ev: { type: "abort" }) => void) | null = null;
-  private listeners?: Array<(ev: { type: "abort" }) => void> = undefined;
-
-  /** With a tool call's context: aborted by its `onAbort` (no AbortSignal is created for the call). */
-  constructor(ctx?: { onAbort?(listener: (reason: unknown) => void): void }) {
-    ctx?.onAbort?.((reason) => this.abort(reason));
-  }
-
-  throwIfAborted(): void {
-    if (this.aborted) throw this.reason;
-  }
-
-  addEventListener(type: string, listener: (ev: { type: "abort" }) => void): void {
-    if (type === "abort") (this.listeners ??= []).push(listener);
-  }
-
-  removeEventListener(type: string, listener: (ev: { type: "abort" }) => void): void {
-    const ls = this.listeners;
-    if (type !== "abort" || !ls) return;
-    if (ls.length === 1) {
-      if (ls[0] === listener) this.listeners = undefined;
-    } else this.listeners = ls.filter((l) => l !== listener);
-  }
-
-  abort(reason?: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason === undefined ? new DOMException("This operation was aborted", "AbortError") : reason;
-    const ev = { type: "abort" as const };
-    const ls = this.listeners;
-    this.listeners = undefined;
-    this.onabort?.(ev);
-    if (ls) for (const l of ls) l(ev);
-  }
-
-  /** Typed as the AbortSignal it stands in for (structurally it is the part that is used). */
-  get asSignal(): AbortSignal {
-    return this as unknown as AbortSignal;
-  }
 }
 
 export function toToolResult(res: Lenient): ToolResult {

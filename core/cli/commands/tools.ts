@@ -1,7 +1,7 @@
 import type { Command } from "../context.ts";
 import { flag } from "../../tool.ts";
 import type { Host } from "../../host.ts";
-import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { countTokens } from "../../../lib/tokens.ts";
 import type { PoolSnapshot } from "../../pool.ts";
 
 /** The tokenizer the token columns use: an approximation of Claude's (which is not public). */
