@@ -22,6 +22,7 @@ import { errorMessage, type Logger, type ToolCallContext, type ToolResult } from
 import type { ServerSpec } from "./config.ts";
 import { HeadersHelperError, runHeadersHelper } from "./headers-helper.ts";
 import { LightSignal } from "../../lib/light-signal.ts";
+import { err, listAll, toToolResult, type Lenient } from "./wire.ts";
 
 export type ConnStatus = "pending" | "connected" | "reconnecting" | "failed" | "closed";
 
@@ -48,8 +49,6 @@ const STDERR_BYTES = 8192;
 /** No explicit call timeout: effectively unbounded (Claude Code's default is ~28 h). */
 const NO_TIMEOUT = 28 * 3600_000;
 export const RECONNECT = { baseMs: 250, attempts: 5, maxMs: 8000 };
-
-type Lenient = { [k: string]: unknown };
 
 export class McpConnection {
   status: ConnStatus = "pending";
@@ -381,38 +380,6 @@ function tick(): Promise<void> {
   return new Promise((r) => setImmediate(r));
 }
 
-/**
- * A paginated MCP list request (`tools/list`, `resources/list`, `prompts/list`) with a lenient result
- * schema: the `field` arrays of every page, following `nextCursor` for at most `maxPages` pages.
- */
-async function listAll(client: Client, method: string, field: string, maxPages: number, timeout: number): Promise<unknown[]> {
-  const out: unknown[] = [];
-  let cursor: string | undefined;
-  for (let page = 0; page < maxPages; page++) {
-    const res = (await client.request({ method, params: cursor ? { cursor } : {} }, ResultSchema, { timeout })) as Lenient;
-    const items = res[field];
-    if (Array.isArray(items)) out.push(...(items as unknown[]));
-    cursor = typeof res.nextCursor === "string" && res.nextCursor ? res.nextCursor : undefined;
-    if (!cursor) break;
-  }
-  return out;
-}
-
 function describeTarget(s: ServerSpec): string {
   return s.transport === "stdio" ? `cannot start ${s.label} (${[s.command, ...s.args].join(" ")})` : `cannot connect to ${s.label} at ${s.url} (${s.transport})`;
-}
-
-function err(text: string): ToolResult {
-  return { content: [{ type: "text", text }], isError: true };
-}
-
-export function toToolResult(res: Lenient): ToolResult {
-  let content = Array.isArray(res.content) ? (res.content as ToolResult["content"]) : [];
-  // Old servers (protocol 2024-10-07) answer `toolResult` instead of `content`.
-  if (!Array.isArray(res.content) && res.toolResult !== undefined) content = [{ type: "text", text: typeof res.toolResult === "string" ? res.toolResult : JSON.stringify(res.toolResult) }];
-  const out: ToolResult = { content };
-  if (res.isError === true) out.isError = true;
-  if (res.structuredContent && typeof res.structuredContent === "object") out.structuredContent = res.structuredContent as Record<string, unknown>;
-  if (res._meta && typeof res._meta === "object") out.meta = { _meta: res._meta };
-  return out;
 }
