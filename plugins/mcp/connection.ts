@@ -5,24 +5,15 @@
  * `notifications/tools/list_changed`, and reconnects with backoff when the server dies; every change
  * it sees goes to the host's one rebuild path through `onChange`.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  ErrorCode,
-  McpError,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ResultSchema,
-  ToolListChangedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, type Logger, type ToolCallContext, type ToolResult } from "../../core/index.ts";
 import type { ServerSpec } from "./config.ts";
 import { HeadersHelperError, runHeadersHelper } from "./headers-helper.ts";
 import { LightSignal } from "../../lib/light-signal.ts";
 import { err, listAll, toToolResult, type Lenient } from "./wire.ts";
+import { loadSdk, sdkLoaded } from "./sdk.ts";
 
 export type ConnStatus = "pending" | "connected" | "reconnecting" | "failed" | "closed";
 
@@ -148,7 +139,7 @@ export class McpConnection {
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
     Object.assign(env, s.env);
-    const t = new StdioClientTransport({ command: s.command!, args: s.args, env, cwd: s.cwd ?? this.cwd, stderr: "pipe" });
+    const t = new (sdkLoaded().StdioClientTransport)({ command: s.command!, args: s.args, env, cwd: s.cwd ?? this.cwd, stderr: "pipe" });
     t.stderr?.on("data", (c: Buffer) => this.captureStderr(c));
     return t;
   }
@@ -166,6 +157,9 @@ export class McpConnection {
   }
 
   private async connect(): Promise<void> {
+    const { Client, StreamableHTTPClientTransport, SSEClientTransport, types } = await loadSdk();
+    if (this.closed) throw new Error("closed while connecting");
+    const { ToolListChangedNotificationSchema, ResourceListChangedNotificationSchema, PromptListChangedNotificationSchema, McpError, ErrorCode } = types;
     const s = this.spec;
     const client = new Client({ name: "toolhost", version: "0.1.0" }, { capabilities: {} });
     this.connecting = client;
@@ -314,6 +308,7 @@ export class McpConnection {
   }
 
   private request(client: Client, tool: string, args: unknown, signal: AbortSignal): Promise<ToolResult> {
+    const { ResultSchema, McpError, ErrorCode } = sdkLoaded().types;
     const s = this.spec;
     return client
       .request({ method: "tools/call", params: { name: tool, arguments: (args ?? {}) as Record<string, unknown> } }, ResultSchema, { signal, timeout: s.callTimeoutMs ?? NO_TIMEOUT })
@@ -348,7 +343,7 @@ export class McpConnection {
 
   async readResource(uri: string): Promise<Lenient> {
     if (!this.client) throw new Error(`MCP server "${this.spec.label}" is not connected`);
-    return (await this.client.request({ method: "resources/read", params: { uri } }, ResultSchema, { timeout: 60_000 })) as Lenient;
+    return (await this.client.request({ method: "resources/read", params: { uri } }, sdkLoaded().types.ResultSchema, { timeout: 60_000 })) as Lenient;
   }
 
   async listPrompts(): Promise<Lenient[]> {
@@ -359,7 +354,7 @@ export class McpConnection {
 
   async getPrompt(name: string, args: Record<string, string> | undefined): Promise<Lenient> {
     if (!this.client) throw new Error(`MCP server "${this.spec.label}" is not connected`);
-    return (await this.client.request({ method: "prompts/get", params: { name, arguments: args } }, ResultSchema, { timeout: 60_000 })) as Lenient;
+    return (await this.client.request({ method: "prompts/get", params: { name, arguments: args } }, sdkLoaded().types.ResultSchema, { timeout: 60_000 })) as Lenient;
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,7 @@
 /** MCP wire helpers of the client: paginated lists and tool results, read leniently (servers vary). */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolResult } from "../../core/index.ts";
+import { sdkLoaded } from "./sdk.ts";
 
 export type Lenient = { [k: string]: unknown };
 
@@ -13,7 +13,7 @@ export async function listAll(client: Client, method: string, field: string, max
   const out: unknown[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < maxPages; page++) {
-    const res = (await client.request({ method, params: cursor ? { cursor } : {} }, ResultSchema, { timeout })) as Lenient;
+    const res = (await client.request({ method, params: cursor ? { cursor } : {} }, sdkLoaded().types.ResultSchema, { timeout })) as Lenient;
     const items = res[field];
     if (Array.isArray(items)) out.push(...(items as unknown[]));
     cursor = typeof res.nextCursor === "string" && res.nextCursor ? res.nextCursor : undefined;
