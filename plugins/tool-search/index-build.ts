@@ -277,11 +277,14 @@ export function buildIndex(docs: readonly SearchDoc[], o: RankOptions): IndexDat
   }
   const n = Math.max(1, docs.length);
   const avg = Array.from(totals, (t) => Math.max(1, t / n));
-  const postings = buildPostings(tb.buf, ranges, docs.length, lay, o, tb.terms.length, avg);
+  const { postStart, postDocs, postTfs, idfs } = buildPostings(tb.buf, ranges, docs.length, lay, o, tb.terms.length, avg);
   return {
     termId: tb.termId,
     terms: tb.terms,
-    ...postings,
+    postStart,
+    postDocs,
+    postTfs,
+    idfs,
     vocab: [...tb.terms].sort(),
     buf: tb.buf,
     ranges,

@@ -19,7 +19,7 @@
 import { buildIndex, shortNameOf, type IndexData } from "./index-build.ts";
 import { DEFAULT_OPTIONS, type Hit, type RankOptions, type SearchDoc, type SearchOptions } from "./options.ts";
 import { queryPlan, type QueryPlan } from "./query-plan.ts";
-import { addCompanion, baseTermsOf, bm25, finalScore, insertTop, queryFactors, serverOf, verbMaskOf, type Scratch } from "./scoring.ts";
+import { addCompanion, baseTermsOf, bm25, queryFactors, serverOf, topHits, verbMaskOf, type Scratch } from "./scoring.ts";
 
 export { DEFAULT_OPTIONS, FIELDS, PLAIN_BM25, type FieldName, type Hit, type RankOptions, type SearchDoc, type SearchOptions } from "./options.ts";
 export { shortNameOf };
@@ -63,8 +63,7 @@ export class ToolIndex {
     const allowed = opts.filter ? this.docs.map((d, i) => opts.filter!(d, i)) : undefined;
     const r = bm25(this.ix, n, o.k1, this.scratch, plan.q, baseTerms, allowed);
     const f = queryFactors(this.ix, n, o, plan, baseTerms, (this.verbMaskCache ??= verbMaskOf(this.ix.terms)));
-    const top: Hit[] = [];
-    for (const i of r.touched) insertTop(top, limit, this.docs[i]!.name, finalScore(f, i, r.scores[i]!, r.matched[i]!), i);
+    const top = topHits(f, r, limit, this.docs);
     for (const i of r.touched) {
       r.scores[i] = 0;
       r.matched[i] = 0;

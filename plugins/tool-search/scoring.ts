@@ -132,70 +132,71 @@ export function baseTermsOf(plan: QueryPlan): Set<string> {
   return new Set([...plan.q].filter(([, w]) => w === 1).map(([t]) => t));
 }
 
-/** Final score of tool `i` = raw × coverage factors. */
-export function finalScore(f: Factors, i: number, raw: number, matched: number): number {
-  const { ix, o, plan } = f;
-  const { ranges, buf } = ix;
+/**
+ * The best `limit` tools (ties: pool order) by final score = raw BM25 × coverage factors. One loop
+ * over the touched tools with the query's constants in locals: the hot path of a search.
+ */
+export function topHits(f: Factors, raw: { scores: Float64Array; matched: Uint16Array; touched: number[] }, limit: number, docs: readonly SearchDoc[]): Hit[] {
+  const { ix, o, plan, leadGroups, qVerbs, verbMask, leadSum, coverage, baseIds, qIds, nBase } = f;
+  const { ranges, buf, slots, nameSlot, leadSlot, serverSlot } = ix;
   const K = plan.nGroups;
-  let score = raw;
-  if (o.leadCoverage > 0 && K > 0 && f.leadGroups) {
-    const got = new Float32Array(K);
-    for (const slot of [ix.nameSlot, ix.leadSlot]) {
-      if (slot < 0) continue;
-      const b0 = (i * ix.slots + slot) * 2;
-      for (let j = ranges[b0]!; j < ranges[b0 + 1]!; j++) {
-        const gs = f.leadGroups.get(buf[j]!);
-        if (gs) for (const [g, w] of gs) if (got[g]! < w) got[g] = w;
+  const top: Hit[] = [];
+  for (const i of raw.touched) {
+    let score = raw.scores[i]!;
+    if (o.leadCoverage > 0 && K > 0 && leadGroups) {
+      const got = new Float32Array(K);
+      for (const slot of [nameSlot, leadSlot]) {
+        if (slot < 0) continue;
+        const b0 = (i * slots + slot) * 2;
+        for (let j = ranges[b0]!; j < ranges[b0 + 1]!; j++) {
+          const gs = leadGroups.get(buf[j]!);
+          if (gs) for (const [g, w] of gs) if (got[g]! < w) got[g] = w;
+        }
+      }
+      let c = 0;
+      for (let g = 0; g < K; g++) c += got[g]! * plan.groupIdf[g]!;
+      score *= 1 + (o.leadCoverage * c) / leadSum;
+    }
+    if (qVerbs && (o.verbAgree > 0 || o.verbMismatch > 0)) {
+      const b0 = (i * slots + nameSlot) * 2;
+      let has = 0;
+      for (let j = ranges[b0]!; j < ranges[b0 + 1]!; j++) has |= verbMask[buf[j]!] ?? 0;
+      if (has) score *= has & qVerbs ? 1 + o.verbAgree : 1 - o.verbMismatch;
+    }
+    if (coverage) {
+      let c = 0;
+      for (let g = 0; g < K; g++) c += coverage.cov[i * K + g]! * coverage.gw[g]!;
+      score *= 1 + (o.coverage * c) / coverage.gwSum;
+    } else if (o.coverage > 0 && nBase > 1) score *= 1 + (o.coverage * raw.matched[i]!) / nBase;
+    const base = i * slots * 2;
+    if (o.serverBoost > 0) {
+      const s1 = ranges[base + serverSlot * 2 + 1]!;
+      for (let j = ranges[base + serverSlot * 2]!; j < s1; j++) {
+        if (baseIds.has(buf[j]!)) {
+          score *= 1 + o.serverBoost;
+          break;
+        }
       }
     }
-    let c = 0;
-    for (let g = 0; g < K; g++) c += got[g]! * plan.groupIdf[g]!;
-    score *= 1 + (o.leadCoverage * c) / f.leadSum;
-  }
-  if (f.qVerbs && (o.verbAgree > 0 || o.verbMismatch > 0)) {
-    const b0 = (i * ix.slots + ix.nameSlot) * 2;
-    let has = 0;
-    for (let j = ranges[b0]!; j < ranges[b0 + 1]!; j++) has |= f.verbMask[buf[j]!] ?? 0;
-    if (has) score *= has & f.qVerbs ? 1 + o.verbAgree : 1 - o.verbMismatch;
-  }
-  if (f.coverage) {
-    const { cov, gw, gwSum } = f.coverage;
-    let c = 0;
-    for (let g = 0; g < K; g++) c += cov[i * K + g]! * gw[g]!;
-    score *= 1 + (o.coverage * c) / gwSum;
-  } else if (o.coverage > 0 && f.nBase > 1) score *= 1 + (o.coverage * matched) / f.nBase;
-  const base = i * ix.slots * 2;
-  if (o.serverBoost > 0) {
-    const s1 = ranges[base + ix.serverSlot * 2 + 1]!;
-    for (let j = ranges[base + ix.serverSlot * 2]!; j < s1; j++) {
-      if (f.baseIds.has(buf[j]!)) {
-        score *= 1 + o.serverBoost;
-        break;
+    if (o.nameCoverage > 0) {
+      const s0 = ranges[base + nameSlot * 2]!;
+      const s1 = ranges[base + nameSlot * 2 + 1]!;
+      if (s1 > s0) {
+        let m = 0;
+        for (let j = s0; j < s1; j++) m += qIds.get(buf[j]!) ?? 0;
+        score *= 1 + (o.nameCoverage * m) / (s1 - s0);
       }
     }
-  }
-  if (o.nameCoverage > 0) {
-    const s0 = ranges[base + ix.nameSlot * 2]!;
-    const s1 = ranges[base + ix.nameSlot * 2 + 1]!;
-    if (s1 > s0) {
-      let m = 0;
-      for (let j = s0; j < s1; j++) m += f.qIds.get(buf[j]!) ?? 0;
-      score *= 1 + (o.nameCoverage * m) / (s1 - s0);
+    if (top.length === limit) {
+      const last = top[limit - 1]!;
+      if (score < last.score || (score === last.score && i > last.index)) continue;
+      top.pop();
     }
+    let j = top.length;
+    while (j > 0 && (top[j - 1]!.score < score || (top[j - 1]!.score === score && top[j - 1]!.index > i))) j--;
+    top.splice(j, 0, { name: docs[i]!.name, score, index: i });
   }
-  return score;
-}
-
-/** Insert a hit into the best `limit`, kept sorted by score (ties: lower index first). */
-export function insertTop(top: Hit[], limit: number, name: string, score: number, i: number): void {
-  if (top.length === limit) {
-    const last = top[limit - 1]!;
-    if (score < last.score || (score === last.score && i > last.index)) return;
-    top.pop();
-  }
-  let j = top.length;
-  while (j > 0 && (top[j - 1]!.score < score || (top[j - 1]!.score === score && top[j - 1]!.index > i))) j--;
-  top.splice(j, 0, { name, score, index: i });
+  return top;
 }
 
 /** Required parameters of a tool that name an entity by id: `repo_id` → ["repo"], `pid` → ["process"]. */
