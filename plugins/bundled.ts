@@ -11,7 +11,8 @@ export const BUNDLED_MANIFESTS: readonly string[] = [
   "command-hooks.json", //  Claude Code command hooks (PreToolUse, PostToolUse, PostToolBatch, PermissionRequest)
   "input-repair.json", //   repair tool input before validation
   "lsp.json", //            language servers behind the LSP tool, post-edit diagnostics
-  "mcp.json", //            MCP servers as a tool source
+  "mcp.json", //            MCP servers as a tool source (provides the "mcp.connections" service)
+  "mcp-serve.json", //      `toolhost serve`: the pool as an MCP server, over stdio or Streamable HTTP
   "modes.json", //          permission-mode and tool-set filtering of the pool
   "permissions.json", //    allow/ask/deny rules, modes, read-only defaults
   "plugin-tools.json", //   tools from plugin manifests' `tools` modules

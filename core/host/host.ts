@@ -90,6 +90,11 @@ export class Host {
     return this.state.sources;
   }
 
+  /** A live object a plugin provided (`ctx.provide`), e.g. "mcp.connections"; undefined when none does. */
+  service<T = unknown>(name: string): T | undefined {
+    return this.state.activator.service<T>(name);
+  }
+
   /** Every problem known now: config and manifests, plugin activation, the current build. */
   problems(): ProblemReport[] {
     return [...this.state.loadProblems, ...this.state.hostProblems, ...(this.state.current?.problems ?? [])];

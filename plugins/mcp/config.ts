@@ -78,6 +78,169 @@ function startupDefault(env: NodeJS.ProcessEnv): number {
 /** Precedence when two settings sources define the same server name (one connection, whole entry wins). */
 const KIND_RANK: Record<string, number> = { config: 0, inline: 1, settings: 2, mcpjson: 3 };
 
+type Problem = (message: string, severity?: "error" | "warning", sub?: string) => void;
+
+/** The transport an entry asks for, with its required fields checked; undefined (after a problem) skips it. */
+function transportOf(c: Record<string, unknown>, problem: Problem): TransportKind | undefined {
+  const type = typeof c.type === "string" ? c.type : c.command !== undefined ? "stdio" : c.url !== undefined ? "http" : undefined;
+  let transport: TransportKind;
+  if (type === "stdio" || type === "http" || type === "sse") transport = type;
+  else if (type === "streamable-http" || type === "streamableHttp") transport = "http";
+  else {
+    problem(type === undefined ? `needs "command" (stdio) or "url" (http/sse)` : `transport type "${type}" is not supported (use stdio, http or sse)`, "error", type === undefined ? "" : "/type");
+    return undefined;
+  }
+  if (transport === "stdio" && (typeof c.command !== "string" || !c.command)) return void problem(`"command" must be a non-empty string`, "error", "/command");
+  if (transport !== "stdio" && (typeof c.url !== "string" || !c.url)) return void problem(`"url" must be a non-empty string`, "error", "/url");
+  if (c.args !== undefined && (!Array.isArray(c.args) || c.args.some((a) => typeof a !== "string"))) return void problem(`"args" must be an array of strings`, "error", "/args");
+  return transport;
+}
+
+/** `env` / `headers`: an object of strings, values with ${VAR} expanded; undefined (after a problem) skips the entry. */
+function stringMap(c: Record<string, unknown>, key: "env" | "headers", problem: Problem, x: (v: string) => string): Record<string, string> | undefined {
+  const v = c[key];
+  if (v === undefined) return {};
+  if (!v || typeof v !== "object" || Array.isArray(v)) {
+    problem(`"${key}" must be an object of strings`, "error", `/${key}`);
+    return undefined;
+  }
+  const out: Record<string, string> = {};
+  for (const [k, val] of Object.entries(v)) out[k] = x(String(val));
+  return out;
+}
+
+/** `include` / `exclude`: tool-name globs; false (after a problem) skips the entry. */
+function nameList(c: Record<string, unknown>, key: "include" | "exclude", problem: Problem): string[] | undefined | false {
+  const v = c[key];
+  if (v === undefined) return undefined;
+  if (!Array.isArray(v) || v.some((s) => typeof s !== "string")) {
+    problem(`"${key}" must be an array of tool names (globs with *)`, "error", `/${key}`);
+    return false;
+  }
+  return v as string[];
+}
+
+/** Call and startup timeouts: the entry's, else MCP_TOOL_TIMEOUT / MCP_TIMEOUT, else the defaults. */
+function timeoutsOf(c: Record<string, unknown>, env: NodeJS.ProcessEnv, problem: Problem): { callTimeoutMs?: number; startupTimeoutMs: number } {
+  let callTimeoutMs: number | undefined;
+  if (c.timeout !== undefined) {
+    if (typeof c.timeout !== "number" || !(c.timeout > 0)) problem(`"timeout" must be a positive number of milliseconds`, "warning", "/timeout");
+    else if (c.timeout < 1000) problem(`"timeout" ${c.timeout} ms is below 1000 ms and is ignored (Claude Code does the same); use milliseconds`, "warning", "/timeout");
+    else callTimeoutMs = c.timeout;
+  }
+  if (callTimeoutMs === undefined) {
+    const t = Number(env.MCP_TOOL_TIMEOUT);
+    if (Number.isFinite(t) && t >= 1000) callTimeoutMs = t;
+  }
+  let startupTimeoutMs = startupDefault(env);
+  if (c.startupTimeout !== undefined) {
+    if (typeof c.startupTimeout !== "number" || !(c.startupTimeout > 0)) problem(`"startupTimeout" must be a positive number of milliseconds`, "warning", "/startupTimeout");
+    else startupTimeoutMs = c.startupTimeout;
+  }
+  return { callTimeoutMs, startupTimeoutMs };
+}
+
+/** `headersHelper` (http/sse only) and its timeout; undefined (after a problem) skips the entry. */
+function headersHelperOf(c: Record<string, unknown>, transport: TransportKind, problem: Problem, x: (v: string) => string): { headersHelper?: string; headersHelperTimeoutMs?: number } | undefined {
+  let headersHelper: string | undefined;
+  let headersHelperTimeoutMs: number | undefined;
+  if (c.headersHelper !== undefined) {
+    if (typeof c.headersHelper !== "string" || !c.headersHelper.trim()) {
+      problem(`"headersHelper" must be a command (a non-empty string) that prints a JSON object of headers`, "error", "/headersHelper");
+      return undefined;
+    }
+    if (transport === "stdio") problem(`"headersHelper" applies to http/sse servers only; ignored for a stdio server`, "warning", "/headersHelper");
+    else headersHelper = x(c.headersHelper);
+  }
+  if (c.headersHelperTimeout !== undefined) {
+    if (typeof c.headersHelperTimeout !== "number" || !(c.headersHelperTimeout > 0)) problem(`"headersHelperTimeout" must be a positive number of milliseconds`, "warning", "/headersHelperTimeout");
+    else headersHelperTimeoutMs = c.headersHelperTimeout;
+  }
+  return { headersHelper, headersHelperTimeoutMs };
+}
+
+/** What identifies a running connection: a change here restarts the server, anything else is updated in place. */
+function specKey(spec: ServerSpec, cwd: string): string {
+  return createHash("sha256")
+    .update(stableStringify({ s: spec.segment, t: spec.transport, c: spec.command, a: spec.args, e: spec.env, d: spec.cwd ?? cwd, u: spec.url, h: spec.headers, hh: spec.headersHelper, hd: spec.headersHelper ? spec.baseDir : undefined, st: spec.startupTimeoutMs }))
+    .digest("hex")
+    .slice(0, 16);
+}
+
+/** Where one server entry sits. */
+interface EntryAt {
+  lp: LoadedPlugin;
+  file: ServerSpec["file"];
+  jsonPath: string;
+  name: string;
+}
+
+/** One server entry → its spec, or undefined when a problem (already reported) makes it unusable. */
+function resolveEntry(at: EntryAt, raw: unknown, problem: Problem, opts: { cwd: string; env: NodeJS.ProcessEnv }): ServerSpec | undefined {
+  const { lp, name } = at;
+  const env = opts.env;
+  if (!raw || typeof raw !== "object" || Array.isArray(raw)) return void problem("server config must be an object");
+  const c = raw as Record<string, unknown>;
+  if (c.disabled === true) return undefined;
+  for (const k of Object.keys(c)) if (!KNOWN_KEYS.has(k)) problem(`unknown key "${k}" is ignored`, "warning", `/${escapePointer(k)}`);
+  const isPluginServer = lp.kind === "plugin";
+  const missing = new Set<string>();
+  const x = (v: string) => expandVars(v, env, missing);
+  const transport = transportOf(c, problem);
+  if (!transport) return undefined;
+  const envMap = stringMap(c, "env", problem, x);
+  const headers = stringMap(c, "headers", problem, x);
+  if (!envMap || !headers) return undefined;
+  const include = nameList(c, "include", problem);
+  const exclude = nameList(c, "exclude", problem);
+  if (include === false || exclude === false) return undefined;
+  const timeouts = timeoutsOf(c, env, problem);
+  const helper = headersHelperOf(c, transport, problem, x);
+  if (!helper) return undefined;
+  const baseDir = isPluginServer ? lp.root : opts.cwd;
+  const spec: ServerSpec = {
+    name,
+    segment: serverSegment(name, isPluginServer ? lp.id : undefined),
+    label: isPluginServer ? `plugin:${lp.id}:${name}` : name,
+    plugin: lp.id,
+    pluginKind: lp.kind,
+    file: at.file,
+    jsonPath: at.jsonPath,
+    transport,
+    command: typeof c.command === "string" ? x(c.command) : undefined,
+    args: ((c.args as string[] | undefined) ?? []).map(x),
+    env: { ...(isPluginServer ? lp.env : {}), ...envMap },
+    cwd: typeof c.cwd === "string" ? path.resolve(baseDir, x(c.cwd)) : undefined,
+    url: typeof c.url === "string" ? x(c.url) : undefined,
+    headers,
+    headersHelper: helper.headersHelper,
+    headersHelperTimeoutMs: helper.headersHelperTimeoutMs,
+    baseDir,
+    include,
+    exclude,
+    callTimeoutMs: timeouts.callTimeoutMs,
+    startupTimeoutMs: timeouts.startupTimeoutMs,
+    alwaysLoad: c.alwaysLoad === true,
+    key: "",
+  };
+  if (missing.size) {
+    problem(`environment variable${missing.size > 1 ? "s" : ""} ${[...missing].map((m) => "${" + m + "}").join(", ")} not set and no default given; kept literally`, "warning");
+  }
+  if (spec.url) {
+    try {
+      new URL(spec.url);
+    } catch {
+      return void problem(`"url" ${JSON.stringify(spec.url)} is not a valid URL`, "error", "/url");
+    }
+  }
+  spec.key = specKey(spec, opts.cwd);
+  return spec;
+}
+
+/**
+ * Every loaded plugin's `mcpServers` entries → server specs, in precedence order (KIND_RANK; the first
+ * definition of a name segment wins), with a problem for each entry that is wrong or ignored.
+ */
 export function resolveServers(
   plugins: readonly LoadedPlugin[],
   opts: { cwd: string; env?: NodeJS.ProcessEnv },
@@ -91,142 +254,16 @@ export function resolveServers(
     for (const comp of lp.components.mcpServers) {
       for (const [name, raw] of Object.entries(comp.value ?? {})) {
         const jsonPath = `${comp.jsonPath === "/" ? "" : comp.jsonPath}/${escapePointer(name)}`;
-        const problem = (message: string, severity: "error" | "warning" = "error", sub = "") =>
-          problems.push({ plugin: lp.id, file: comp.file, path: jsonPath + sub, message: `MCP server "${name}": ${message}`, severity });
-        if (!raw || typeof raw !== "object" || Array.isArray(raw)) {
-          problem("server config must be an object");
-          continue;
-        }
-        const c = raw as Record<string, unknown>;
-        if (c.disabled === true) continue;
-        for (const k of Object.keys(c)) if (!KNOWN_KEYS.has(k)) problem(`unknown key "${k}" is ignored`, "warning", `/${escapePointer(k)}`);
-        const isPluginServer = lp.kind === "plugin";
-        const segment = serverSegment(name, isPluginServer ? lp.id : undefined);
-        const label = isPluginServer ? `plugin:${lp.id}:${name}` : name;
-        const missing = new Set<string>();
-        const x = (v: string) => expandVars(v, env, missing);
-        const type = typeof c.type === "string" ? c.type : c.command !== undefined ? "stdio" : c.url !== undefined ? "http" : undefined;
-        let transport: TransportKind;
-        if (type === "stdio" || type === "http" || type === "sse") transport = type;
-        else if (type === "streamable-http" || type === "streamableHttp") transport = "http";
-        else {
-          problem(type === undefined ? `needs "command" (stdio) or "url" (http/sse)` : `transport type "${type}" is not supported (use stdio, http or sse)`, "error", type === undefined ? "" : "/type");
-          continue;
-        }
-        if (transport === "stdio" && (typeof c.command !== "string" || !c.command)) {
-          problem(`"command" must be a non-empty string`, "error", "/command");
-          continue;
-        }
-        if (transport !== "stdio" && (typeof c.url !== "string" || !c.url)) {
-          problem(`"url" must be a non-empty string`, "error", "/url");
-          continue;
-        }
-        if (c.args !== undefined && (!Array.isArray(c.args) || c.args.some((a) => typeof a !== "string"))) {
-          problem(`"args" must be an array of strings`, "error", "/args");
-          continue;
-        }
-        const strMap = (key: "env" | "headers"): Record<string, string> | undefined => {
-          const v = c[key];
-          if (v === undefined) return {};
-          if (!v || typeof v !== "object" || Array.isArray(v)) {
-            problem(`"${key}" must be an object of strings`, "error", `/${key}`);
-            return undefined;
-          }
-          const out: Record<string, string> = {};
-          for (const [k, val] of Object.entries(v)) out[k] = x(String(val));
-          return out;
-        };
-        const envMap = strMap("env");
-        const headers = strMap("headers");
-        if (!envMap || !headers) continue;
-        const list = (key: "include" | "exclude"): string[] | undefined | false => {
-          const v = c[key];
-          if (v === undefined) return undefined;
-          if (!Array.isArray(v) || v.some((s) => typeof s !== "string")) {
-            problem(`"${key}" must be an array of tool names (globs with *)`, "error", `/${key}`);
-            return false;
-          }
-          return v as string[];
-        };
-        const include = list("include");
-        const exclude = list("exclude");
-        if (include === false || exclude === false) continue;
-        let callTimeoutMs: number | undefined;
-        if (c.timeout !== undefined) {
-          if (typeof c.timeout !== "number" || !(c.timeout > 0)) problem(`"timeout" must be a positive number of milliseconds`, "warning", "/timeout");
-          else if (c.timeout < 1000) problem(`"timeout" ${c.timeout} ms is below 1000 ms and is ignored (Claude Code does the same); use milliseconds`, "warning", "/timeout");
-          else callTimeoutMs = c.timeout;
-        }
-        if (callTimeoutMs === undefined) {
-          const t = Number(env.MCP_TOOL_TIMEOUT);
-          if (Number.isFinite(t) && t >= 1000) callTimeoutMs = t;
-        }
-        let startupTimeoutMs = startupDefault(env);
-        if (c.startupTimeout !== undefined) {
-          if (typeof c.startupTimeout !== "number" || !(c.startupTimeout > 0)) problem(`"startupTimeout" must be a positive number of milliseconds`, "warning", "/startupTimeout");
-          else startupTimeoutMs = c.startupTimeout;
-        }
-        let headersHelper: string | undefined;
-        let headersHelperTimeoutMs: number | undefined;
-        if (c.headersHelper !== undefined) {
-          if (typeof c.headersHelper !== "string" || !c.headersHelper.trim()) {
-            problem(`"headersHelper" must be a command (a non-empty string) that prints a JSON object of headers`, "error", "/headersHelper");
-            continue;
-          }
-          if (transport === "stdio") problem(`"headersHelper" applies to http/sse servers only; ignored for a stdio server`, "warning", "/headersHelper");
-          else headersHelper = x(c.headersHelper);
-        }
-        if (c.headersHelperTimeout !== undefined) {
-          if (typeof c.headersHelperTimeout !== "number" || !(c.headersHelperTimeout > 0)) problem(`"headersHelperTimeout" must be a positive number of milliseconds`, "warning", "/headersHelperTimeout");
-          else headersHelperTimeoutMs = c.headersHelperTimeout;
-        }
-        const baseDir = lp.kind === "plugin" ? lp.root : opts.cwd;
-        const spec: ServerSpec = {
-          name,
-          segment,
-          label,
-          plugin: lp.id,
-          pluginKind: lp.kind,
-          file: comp.file,
-          jsonPath,
-          transport,
-          command: typeof c.command === "string" ? x(c.command) : undefined,
-          args: ((c.args as string[] | undefined) ?? []).map(x),
-          env: { ...(isPluginServer ? lp.env : {}), ...envMap },
-          cwd: typeof c.cwd === "string" ? path.resolve(baseDir, x(c.cwd)) : undefined,
-          url: typeof c.url === "string" ? x(c.url) : undefined,
-          headers,
-          headersHelper,
-          headersHelperTimeoutMs,
-          baseDir,
-          include,
-          exclude,
-          callTimeoutMs,
-          startupTimeoutMs,
-          alwaysLoad: c.alwaysLoad === true,
-          key: "",
-        };
-        if (missing.size) {
-          problem(`environment variable${missing.size > 1 ? "s" : ""} ${[...missing].map((m) => "${" + m + "}").join(", ")} not set and no default given; kept literally`, "warning");
-        }
-        if (spec.url) {
-          try {
-            new URL(spec.url);
-          } catch {
-            problem(`"url" ${JSON.stringify(spec.url)} is not a valid URL`, "error", "/url");
-            continue;
-          }
-        }
-        spec.key = createHash("sha256")
-          .update(stableStringify({ s: spec.segment, t: spec.transport, c: spec.command, a: spec.args, e: spec.env, d: spec.cwd ?? opts.cwd, u: spec.url, h: spec.headers, hh: spec.headersHelper, hd: spec.headersHelper ? baseDir : undefined, st: spec.startupTimeoutMs }))
-          .digest("hex")
-          .slice(0, 16);
-        const dup = bySegment.get(segment);
+        const problem: Problem = (message, severity = "error", sub = "") =>
+          void problems.push({ plugin: lp.id, file: comp.file, path: jsonPath + sub, message: `MCP server "${name}": ${message}`, severity });
+        const spec = resolveEntry({ lp, file: comp.file, jsonPath, name }, raw, problem, { cwd: opts.cwd, env });
+        if (!spec) continue;
+        const dup = bySegment.get(spec.segment);
         if (dup) {
           problem(`also defined in ${dup.file} (${dup.jsonPath}), which takes precedence; this entry is ignored`, "warning");
           continue;
         }
-        bySegment.set(segment, spec);
+        bySegment.set(spec.segment, spec);
         specs.push(spec);
       }
     }

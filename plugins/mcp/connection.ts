@@ -5,22 +5,15 @@
  * `notifications/tools/list_changed`, and reconnects with backoff when the server dies; every change
  * it sees goes to the host's one rebuild path through `onChange`.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import {
-  ErrorCode,
-  McpError,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ResultSchema,
-  ToolListChangedNotificationSchema,
-} from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, type Logger, type ToolCallContext, type ToolResult } from "../../core/index.ts";
 import type { ServerSpec } from "./config.ts";
 import { HeadersHelperError, runHeadersHelper } from "./headers-helper.ts";
+import { LightSignal } from "../../lib/light-signal.ts";
+import { err, listAll, toToolResult, type Lenient } from "./wire.ts";
+import { loadSdk, sdkLoaded } from "./sdk.ts";
 
 export type ConnStatus = "pending" | "connected" | "reconnecting" | "failed" | "closed";
 
@@ -47,8 +40,6 @@ const STDERR_BYTES = 8192;
 /** No explicit call timeout: effectively unbounded (Claude Code's default is ~28 h). */
 const NO_TIMEOUT = 28 * 3600_000;
 export const RECONNECT = { baseMs: 250, attempts: 5, maxMs: 8000 };
-
-type Lenient = { [k: string]: unknown };
 
 export class McpConnection {
   status: ConnStatus = "pending";
@@ -148,7 +139,7 @@ export class McpConnection {
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
     Object.assign(env, s.env);
-    const t = new StdioClientTransport({ command: s.command!, args: s.args, env, cwd: s.cwd ?? this.cwd, stderr: "pipe" });
+    const t = new (sdkLoaded().StdioClientTransport)({ command: s.command!, args: s.args, env, cwd: s.cwd ?? this.cwd, stderr: "pipe" });
     t.stderr?.on("data", (c: Buffer) => this.captureStderr(c));
     return t;
   }
@@ -166,6 +157,9 @@ export class McpConnection {
   }
 
   private async connect(): Promise<void> {
+    const { Client, StreamableHTTPClientTransport, SSEClientTransport, types } = await loadSdk();
+    if (this.closed) throw new Error("closed while connecting");
+    const { ToolListChangedNotificationSchema, ResourceListChangedNotificationSchema, PromptListChangedNotificationSchema, McpError, ErrorCode } = types;
     const s = this.spec;
     const client = new Client({ name: "toolhost", version: "0.1.0" }, { capabilities: {} });
     this.connecting = client;
@@ -230,16 +224,8 @@ export class McpConnection {
 
   /** tools/list with a lenient result schema, following pagination. */
   private async listTools(client: Client): Promise<RawTool[]> {
-    const out: RawTool[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < 100; page++) {
-      const res = (await client.request({ method: "tools/list", params: cursor ? { cursor } : {} }, ResultSchema, { timeout: this.connectLimitMs })) as Lenient;
-      const tools = Array.isArray(res.tools) ? (res.tools as unknown[]) : [];
-      for (const t of tools) if (t && typeof t === "object" && typeof (t as RawTool).name === "string" && (t as RawTool).name) out.push(t as RawTool);
-      cursor = typeof res.nextCursor === "string" && res.nextCursor ? res.nextCursor : undefined;
-      if (!cursor) break;
-    }
-    return out;
+    const tools = await listAll(client, "tools/list", "tools", 100, this.connectLimitMs);
+    return tools.filter((t): t is RawTool => !!t && typeof t === "object" && typeof (t as RawTool).name === "string" && !!(t as RawTool).name);
   }
 
   private setTools(tools: RawTool[]): boolean {
@@ -322,6 +308,7 @@ export class McpConnection {
   }
 
   private request(client: Client, tool: string, args: unknown, signal: AbortSignal): Promise<ToolResult> {
+    const { ResultSchema, McpError, ErrorCode } = sdkLoaded().types;
     const s = this.spec;
     return client
       .request({ method: "tools/call", params: { name: tool, arguments: (args ?? {}) as Record<string, unknown> } }, ResultSchema, { signal, timeout: s.callTimeoutMs ?? NO_TIMEOUT })
@@ -351,39 +338,23 @@ export class McpConnection {
   async listResources(): Promise<Lenient[]> {
     if (!this.client || !this.hasCapability("resources")) return [];
     if (this.resourceCache) return this.resourceCache;
-    const out: Lenient[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < 50; page++) {
-      const res = (await this.client.request({ method: "resources/list", params: cursor ? { cursor } : {} }, ResultSchema, { timeout: 30_000 })) as Lenient;
-      if (Array.isArray(res.resources)) out.push(...(res.resources as Lenient[]));
-      cursor = typeof res.nextCursor === "string" && res.nextCursor ? res.nextCursor : undefined;
-      if (!cursor) break;
-    }
-    return (this.resourceCache = out);
+    return (this.resourceCache = (await listAll(this.client, "resources/list", "resources", 50, 30_000)) as Lenient[]);
   }
 
   async readResource(uri: string): Promise<Lenient> {
     if (!this.client) throw new Error(`MCP server "${this.spec.label}" is not connected`);
-    return (await this.client.request({ method: "resources/read", params: { uri } }, ResultSchema, { timeout: 60_000 })) as Lenient;
+    return (await this.client.request({ method: "resources/read", params: { uri } }, sdkLoaded().types.ResultSchema, { timeout: 60_000 })) as Lenient;
   }
 
   async listPrompts(): Promise<Lenient[]> {
     if (!this.client || !this.hasCapability("prompts")) return [];
     if (this.promptCache) return this.promptCache;
-    const out: Lenient[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < 50; page++) {
-      const res = (await this.client.request({ method: "prompts/list", params: cursor ? { cursor } : {} }, ResultSchema, { timeout: 30_000 })) as Lenient;
-      if (Array.isArray(res.prompts)) out.push(...(res.prompts as Lenient[]));
-      cursor = typeof res.nextCursor === "string" && res.nextCursor ? res.nextCursor : undefined;
-      if (!cursor) break;
-    }
-    return (this.promptCache = out);
+    return (this.promptCache = (await listAll(this.client, "prompts/list", "prompts", 50, 30_000)) as Lenient[]);
   }
 
   async getPrompt(name: string, args: Record<string, string> | undefined): Promise<Lenient> {
     if (!this.client) throw new Error(`MCP server "${this.spec.label}" is not connected`);
-    return (await this.client.request({ method: "prompts/get", params: { name, arguments: args } }, ResultSchema, { timeout: 60_000 })) as Lenient;
+    return (await this.client.request({ method: "prompts/get", params: { name, arguments: args } }, sdkLoaded().types.ResultSchema, { timeout: 60_000 })) as Lenient;
   }
 
   async close(): Promise<void> {
@@ -406,72 +377,4 @@ function tick(): Promise<void> {
 
 function describeTarget(s: ServerSpec): string {
   return s.transport === "stdio" ? `cannot start ${s.label} (${[s.command, ...s.args].join(" ")})` : `cannot connect to ${s.label} at ${s.url} (${s.transport})`;
-}
-
-function err(text: string): ToolResult {
-  return { content: [{ type: "text", text }], isError: true };
-}
-
-/**
- * The part of AbortSignal that the SDK's `Protocol.request()`, `connectedClient()` and the executor's
- * caller-signal handling use — `aborted`, `reason`, `throwIfAborted()`, `addEventListener("abort")` /
- * `removeEventListener`, `onabort` — aborted by calling `abort()`. A real AbortSignal per call costs an
- * AbortController (Node builds it with `Object.setPrototypeOf` on an EventTarget) and EventTarget
- * listeners (the SDK never removes its own); in `toolhost serve` that was several microseconds per
- * call (docs/mcp.md, "Hot path"). Cancellation behaves the same: an abort makes the SDK send
- * notifications/cancelled upstream and reject the request.
- */
-export class LightSignal {
-  aborted = false;
-  reason: unknown = undefined;
-  onabort: ((ev: { type: "abort" }) => void) | null = null;
-  private listeners?: Array<(ev: { type: "abort" }) => void> = undefined;
-
-  /** With a tool call's context: aborted by its `onAbort` (no AbortSignal is created for the call). */
-  constructor(ctx?: { onAbort?(listener: (reason: unknown) => void): void }) {
-    ctx?.onAbort?.((reason) => this.abort(reason));
-  }
-
-  throwIfAborted(): void {
-    if (this.aborted) throw this.reason;
-  }
-
-  addEventListener(type: string, listener: (ev: { type: "abort" }) => void): void {
-    if (type === "abort") (this.listeners ??= []).push(listener);
-  }
-
-  removeEventListener(type: string, listener: (ev: { type: "abort" }) => void): void {
-    const ls = this.listeners;
-    if (type !== "abort" || !ls) return;
-    if (ls.length === 1) {
-      if (ls[0] === listener) this.listeners = undefined;
-    } else this.listeners = ls.filter((l) => l !== listener);
-  }
-
-  abort(reason?: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason === undefined ? new DOMException("This operation was aborted", "AbortError") : reason;
-    const ev = { type: "abort" as const };
-    const ls = this.listeners;
-    this.listeners = undefined;
-    this.onabort?.(ev);
-    if (ls) for (const l of ls) l(ev);
-  }
-
-  /** Typed as the AbortSignal it stands in for (structurally it is the part that is used). */
-  get asSignal(): AbortSignal {
-    return this as unknown as AbortSignal;
-  }
-}
-
-export function toToolResult(res: Lenient): ToolResult {
-  let content = Array.isArray(res.content) ? (res.content as ToolResult["content"]) : [];
-  // Old servers (protocol 2024-10-07) answer `toolResult` instead of `content`.
-  if (!Array.isArray(res.content) && res.toolResult !== undefined) content = [{ type: "text", text: typeof res.toolResult === "string" ? res.toolResult : JSON.stringify(res.toolResult) }];
-  const out: ToolResult = { content };
-  if (res.isError === true) out.isError = true;
-  if (res.structuredContent && typeof res.structuredContent === "object") out.structuredContent = res.structuredContent as Record<string, unknown>;
-  if (res._meta && typeof res._meta === "object") out.meta = { _meta: res._meta };
-  return out;
 }

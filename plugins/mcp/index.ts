@@ -15,20 +15,24 @@ import { repairSchema, truncateDescription } from "./schema.ts";
 
 const PLUGIN_NAME = "mcp";
 
-/** Where `toolhost serve` finds this plugin's connections (keyed by the host's options object). */
-const REGISTRY_KEY = Symbol.for("toolhost.mcp.managers");
-type Registry = WeakMap<object, McpManager>;
-function registry(): Registry {
-  const g = globalThis as unknown as Record<symbol, Registry>;
-  return (g[REGISTRY_KEY] ??= new WeakMap());
+/**
+ * The service this plugin provides, read with `host.service<McpConnections>(MCP_CONNECTIONS)`: the live
+ * connections of the current generation and the naming rule for their entries. `toolhost serve`
+ * (plugins/mcp-serve) uses it to pass upstream resources and prompts through; tests use it to find a
+ * server's process. Undefined when the mcp plugin is not active.
+ */
+export const MCP_CONNECTIONS = "mcp.connections";
+
+export interface McpConnections {
+  /** The connections of the current generation, in config order. */
+  connections(): McpConnection[];
+  /** The connection whose name segment is `segment` (`mcp__<segment>__…`). */
+  bySegment(segment: string): McpConnection | undefined;
+  /** Unique `mcp__<segment>__<name>` names for entries of several servers, as tools get them. */
+  names(entries: Array<{ segment: string; tool: string }>): Array<{ name: string }>;
 }
 
-/** The MCP connections of a host (for `toolhost serve`'s resource/prompt pass-through and tests). */
-export function mcpManagerOf(hostOptions: object): McpManager | undefined {
-  return registry().get(hostOptions);
-}
-
-export class McpManager {
+export class McpManager implements McpConnections {
   private readonly conns = new Map<string, McpConnection>();
   /** Segment → connection of the current generation. */
   private current = new Map<string, McpConnection>();
@@ -41,6 +45,10 @@ export class McpManager {
 
   bySegment(segment: string): McpConnection | undefined {
     return this.current.get(segment);
+  }
+
+  names(entries: Array<{ segment: string; tool: string }>): Array<{ name: string }> {
+    return assignNames(entries);
   }
 
   /** Create, keep or close connections so they match `specs`. */
@@ -148,11 +156,8 @@ export default definePlugin({
   name: PLUGIN_NAME,
   apply(ctx) {
     const manager = new McpManager(ctx);
-    registry().set(ctx.host.options, manager);
-    ctx.onDispose(async () => {
-      if (registry().get(ctx.host.options) === manager) registry().delete(ctx.host.options);
-      await manager.closeAll();
-    });
+    ctx.provide(MCP_CONNECTIONS, manager satisfies McpConnections);
+    ctx.onDispose(() => manager.closeAll());
     // Start the servers now, while the remaining plugins activate; the first collect finds them
     // already starting (same resolved config → same connection, nothing is started twice).
     try {

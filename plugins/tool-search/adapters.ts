@@ -8,11 +8,14 @@
  *    session loaded them (ToolSearch), then appended in load order (prompt-cache friendly).
  *  - MCP `tools/list` shape (name, description, inputSchema) for `toolhost serve`.
  *
- * Token counts use gpt-tokenizer's o200k_base encoding. Claude's tokenizer is not public; o200k is an
- * approximation (typically within ~10–20% on English and JSON) good for comparing eager vs deferred.
+ * Token counts (o200k, an approximation of Claude's tokenizer) come from lib/tokens.ts, the one counter
+ * `toolhost tools` uses too; they are re-exported here under their documented names.
  */
-import { countTokens as o200kCount } from "gpt-tokenizer/encoding/o200k_base";
 import type { JsonSchema, PoolSnapshot, Tool } from "../../core/index.ts";
+import { toMcpToolEntry } from "../../lib/mcp-tool.ts";
+import { countTokens, poolTokens, toolTokens, TOKENIZER } from "../../lib/tokens.ts";
+
+export { countTokens, poolTokens, toolTokens, TOKENIZER };
 
 /** The minimum a tool needs for a provider definition. */
 export interface ToolLike {
@@ -27,12 +30,6 @@ export interface HostLike {
   visibleTools(sessionId?: string): Tool[];
 }
 
-export const TOKENIZER = "o200k_base (gpt-tokenizer; approximates Claude's tokenizer)";
-
-export function countTokens(text: string): number {
-  return o200kCount(text);
-}
-
 export interface AnthropicTool {
   name: string;
   description: string;
@@ -44,20 +41,6 @@ export function anthropicTool(t: ToolLike, deferLoading = false): AnthropicTool 
   const out: AnthropicTool = { name: t.name, description: t.description, input_schema: t.inputSchema };
   if (deferLoading) out.defer_loading = true;
   return out;
-}
-
-const tokenCache = new Map<string, number>();
-
-/** Tokens a tool's definition costs in the prompt (its Anthropic JSON, o200k). Cached by definition text across rebuilds. */
-export function toolTokens(t: ToolLike): number {
-  const json = JSON.stringify(anthropicTool(t));
-  let n = tokenCache.get(json);
-  if (n === undefined) {
-    n = countTokens(json);
-    if (tokenCache.size > 20_000) tokenCache.clear();
-    tokenCache.set(json, n);
-  }
-  return n;
 }
 
 export function anthropicToolsTokens(tools: readonly ToolLike[]): number {
@@ -110,27 +93,5 @@ export interface McpToolShape {
 
 /** MCP `tools/list` entries for a session's visible tools (eager + loaded), or any tool list. */
 export function toMcpTools(tools: readonly (ToolLike & { outputSchema?: JsonSchema })[]): McpToolShape[] {
-  return tools.map((t) => {
-    const o: McpToolShape = { name: t.name, description: t.description, inputSchema: t.inputSchema };
-    if (t.outputSchema) o.outputSchema = t.outputSchema;
-    return o;
-  });
-}
-
-/** Per-tool token counts and eager/deferred totals for a pool (shown by `toolhost tools`). */
-export function poolTokens(pool: PoolSnapshot): { perTool: Map<string, number>; eager: number; deferred: number } {
-  const perTool = new Map<string, number>();
-  let eager = 0;
-  let deferred = 0;
-  for (const t of pool.tools) {
-    const n = toolTokens(t);
-    perTool.set(t.name, n);
-    eager += n;
-  }
-  for (const t of pool.deferred) {
-    const n = toolTokens(t);
-    perTool.set(t.name, n);
-    deferred += n;
-  }
-  return { perTool, eager, deferred };
+  return tools.map((t) => toMcpToolEntry(t) as McpToolShape);
 }

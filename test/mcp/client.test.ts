@@ -6,11 +6,10 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHost, resultText, type Host } from "../../core/index.ts";
-import { mcpManagerOf } from "../../plugins/mcp/index.ts";
-import { alive, HAS_TOOLSEARCH, SERVERS, stdio, tmpDir, waitFor, writeJson } from "./helpers.ts";
+import { alive, SERVERS, stdio, tmpDir, waitFor, writeJson, mcpOf, viewPlugin } from "./helpers.ts";
 
 function pidOf(host: Host, segment: string): number | undefined {
-  return mcpManagerOf(host.options)?.bySegment(segment)?.pid;
+  return mcpOf(host)?.bySegment(segment)?.pid;
 }
 
 describe("real npm MCP servers over stdio", () => {
@@ -26,7 +25,7 @@ describe("real npm MCP servers over stdio", () => {
         everything: stdio(SERVERS.everything),
       },
     });
-    host = await createHost({ cwd: dir });
+    host = await createHost({ plugins: [viewPlugin], cwd: dir });
   });
   afterAll(async () => {
     await host?.close();
@@ -81,7 +80,7 @@ describe("real npm MCP servers over stdio", () => {
     expect(resultText(o.result)).toMatch(/denied|outside|not allowed/i);
   });
 
-  it.skipIf(!HAS_TOOLSEARCH)("MCP tools are deferred and found with ToolSearch", async () => {
+  it("MCP tools are deferred and found with ToolSearch", async () => {
     expect(host.pool.deferral.get("mcp__memory__create_entities")?.defer).toBe(true);
     expect(host.pool.tools.map((t) => t.name)).toContain("ToolSearch");
     const before = await host.execute("mcp__memory__read_graph", {}, { yes: true, sessionId: "s-defer" });
@@ -117,7 +116,7 @@ describe("quirky fixture server", () => {
       loud: stdio(SERVERS.quirky, [], { env: { QUIRKY_STDOUT_BANNER: "1" }, include: ["echo", "p*"], exclude: ["pid"] }),
       broken: stdio(SERVERS.quirky, [], { env: { QUIRKY_MODE: "fail" } }),
     });
-    host = await createHost({ cwd: dir });
+    host = await createHost({ plugins: [viewPlugin], cwd: dir });
   });
   afterAll(async () => {
     await host?.close();
@@ -206,7 +205,7 @@ describe("quirky fixture server", () => {
     const text = resultText(o.result);
     expect(text).toMatch(/exited during the call to crash/);
     expect(text).toContain("panic: crashing on purpose");
-    await waitFor(() => host.pool.generation > gen && pidOf(host, "quirky") !== pid && mcpManagerOf(host.options)?.bySegment("quirky")?.status === "connected", 15_000, "reconnect + rebuild");
+    await waitFor(() => host.pool.generation > gen && pidOf(host, "quirky") !== pid && mcpOf(host)?.bySegment("quirky")?.status === "connected", 15_000, "reconnect + rebuild");
     expect(alive(pid)).toBe(false);
     const again = await host.execute("mcp__quirky__echo", { text: "back" }, { yes: true, autoLoadDeferred: true });
     expect(resultText(again.result)).toBe("back");
@@ -247,7 +246,7 @@ describe("interrupting an MCP call", () => {
     const dir = tmpDir();
     // No per-server timeout: only the interrupt can cancel the slow call.
     writeJson(path.join(dir, "toolhost.config.json"), { mcpServers: { quirky: stdio(SERVERS.quirky, [], { include: ["slow", "cancelled"] }) } });
-    host = await createHost({ cwd: dir });
+    host = await createHost({ plugins: [viewPlugin], cwd: dir });
   });
   afterAll(async () => {
     await host?.close();
@@ -281,7 +280,7 @@ describe("startup timeout", () => {
         slow: stdio(SERVERS.quirky, [], { env: { QUIRKY_MODE: "slow-start", QUIRKY_DELAY: "4000" }, startupTimeout: 400 }),
       },
     });
-    const host = await createHost({ cwd: dir });
+    const host = await createHost({ plugins: [viewPlugin], cwd: dir });
     try {
       // The host started without waiting for the slow server (it is still sleeping).
       expect(host.pool.byName.get("mcp__fast__echo")).toBeDefined();
@@ -306,7 +305,7 @@ describe("plugin-provided servers", () => {
     fs.symlinkSync(path.join(path.dirname(SERVERS.quirky), "..", "..", "..", "node_modules"), path.join(plug, "node_modules"));
     writeJson(path.join(plug, ".claude-plugin", "plugin.json"), { name: "my-plugin" });
     writeJson(path.join(plug, ".mcp.json"), { mcpServers: { q: { command: process.execPath, args: ["${CLAUDE_PLUGIN_ROOT}/server/quirky.mjs"], include: ["echo"] } } });
-    const host = await createHost({ cwd: dir, pluginDirs: [plug] });
+    const host = await createHost({ plugins: [viewPlugin], cwd: dir, pluginDirs: [plug] });
     try {
       const t = host.pool.byName.get("mcp__plugin_my-plugin_q__echo")!;
       expect(t).toBeDefined();

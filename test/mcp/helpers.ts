@@ -1,6 +1,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { definePlugin, type Host, type HostView } from "../../core/index.ts";
+import { MCP_CONNECTIONS, type McpManager } from "../../plugins/mcp/index.ts";
 
 export const ROOT = path.resolve(import.meta.dirname, "..", "..");
 export const NODE = process.execPath;
@@ -13,8 +15,6 @@ export const SERVERS = {
 };
 export const INSPECTOR_CLI = path.join(MCP, "inspector", "cli", "build", "cli.js");
 export const TOOLHOST_BIN = path.join(ROOT, "bin", "toolhost.mjs");
-export const HAS_TOOLSEARCH = fs.existsSync(path.join(ROOT, "plugins", "tool-search", "index.ts"));
-export const HAS_PERMISSIONS = fs.existsSync(path.join(ROOT, "plugins", "permissions", "index.ts"));
 
 export function tmpDir(prefix = "toolhost-mcp-"): string {
   return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
@@ -65,4 +65,13 @@ export default {
 `,
   );
   return root;
+}
+
+const views = new WeakMap<object, HostView>();
+/** An in-process plugin that keeps its host's view, so a test can read services (`mcpOf`). */
+export const viewPlugin = definePlugin({ name: "test-view", apply: (ctx) => void views.set(ctx.host.options, ctx.host) });
+
+/** The mcp plugin's "mcp.connections" service of a host created with `plugins: [viewPlugin]`. */
+export function mcpOf(host: Host): McpManager | undefined {
+  return views.get(host.options)?.service<McpManager>(MCP_CONNECTIONS);
 }

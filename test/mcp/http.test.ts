@@ -8,8 +8,7 @@ import path from "node:path";
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHost, resultText, type Host } from "../../core/index.ts";
-import { mcpManagerOf } from "../../plugins/mcp/index.ts";
-import { NODE, ROOT, SERVERS, tmpDir, waitFor, writeJson } from "./helpers.ts";
+import { NODE, ROOT, SERVERS, tmpDir, waitFor, writeJson, mcpOf, viewPlugin } from "./helpers.ts";
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -46,7 +45,7 @@ describe("HTTP transports", () => {
       },
     });
     process.env.TEST_HTTP_PORT = String(http.port);
-    host = await createHost({ cwd: dir });
+    host = await createHost({ plugins: [viewPlugin], cwd: dir });
   });
   afterAll(async () => {
     await host?.close();
@@ -56,7 +55,7 @@ describe("HTTP transports", () => {
   });
 
   it("connects over Streamable HTTP (URL from ${VAR}), SSE, and falls back from http to SSE", async () => {
-    const m = mcpManagerOf(host.options)!;
+    const m = mcpOf(host)!;
     expect(m.bySegment("remote")?.transportUsed).toBe("http");
     expect(m.bySegment("legacy")?.transportUsed).toBe("sse");
     expect(m.bySegment("fallback")?.transportUsed).toBe("sse");
@@ -100,7 +99,7 @@ describe("headersHelper (a real script against a server that demands a token)", 
         slow: { type: "http", url, headersHelper: "./slow.sh", headersHelperTimeout: 300 },
       },
     });
-    host = await createHost({ cwd: dir });
+    host = await createHost({ plugins: [viewPlugin], cwd: dir });
   });
   afterAll(async () => {
     await host?.close();

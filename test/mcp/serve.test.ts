@@ -14,8 +14,8 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { ElicitRequestSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { createHost, type Host } from "../../core/index.ts";
 import http from "node:http";
-import { McpServeHub, parseResourceUri, refuseRequest, resourceUri } from "../../plugins/mcp/serve.ts";
-import { alive, HAS_PERMISSIONS, HAS_TOOLSEARCH, INSPECTOR_CLI, NODE, SERVERS, stdio, TOOLHOST_BIN, tmpDir, waitFor, writeJson, writePolicyPlugin } from "./helpers.ts";
+import { McpServeHub, parseResourceUri, refuseRequest, resourceUri, serviceLink } from "../../plugins/mcp-serve/serve.ts";
+import { alive, INSPECTOR_CLI, NODE, SERVERS, stdio, TOOLHOST_BIN, tmpDir, waitFor, writeJson, writePolicyPlugin } from "./helpers.ts";
 
 const ALLOW = ["mcp__quirky__echo", "mcp__quirky__slow", "mcp__quirky__cancelled", "mcp__quirky__add_tool", "mcp__quirky__remove_tool", "mcp__quirky__pid", "mcp__quirky__zz_*", "mcp__memory__*", "ToolSearch"];
 
@@ -74,10 +74,8 @@ describe("toolhost serve over stdio with the SDK client", () => {
     expect(names).toContain("mcp__quirky__no_type");
     expect(tools.find((t) => t.name === "mcp__quirky__no_type")!.inputSchema).toEqual({ type: "object", properties: { q: { type: "string" } } });
     expect(tools.find((t) => t.name === "mcp__quirky__echo")!.annotations?.readOnlyHint).toBe(true);
-    if (HAS_TOOLSEARCH) {
-      expect(names).toContain("ToolSearch");
-      expect(names).not.toContain("mcp__memory__read_graph");
-    } else expect(names).toContain("mcp__memory__read_graph");
+    expect(names).toContain("ToolSearch");
+    expect(names).not.toContain("mcp__memory__read_graph");
   });
 
   it("runs an allowed call through the pipeline", async () => {
@@ -151,7 +149,7 @@ describe("toolhost serve over stdio with the SDK client", () => {
     expect(JSON.stringify(p.messages)).toContain("Hello, toolhost!");
   });
 
-  it.skipIf(!HAS_TOOLSEARCH)("a deferred tool is callable after ToolSearch and then appears in tools/list (one list_changed)", async () => {
+  it("a deferred tool is callable after ToolSearch and then appears in tools/list (one list_changed)", async () => {
     const before = c.listChanged();
     const early = await c.client.callTool({ name: "mcp__memory__read_graph", arguments: {} });
     expect(early.isError).toBe(true);
@@ -230,7 +228,7 @@ describe("MCP Inspector CLI", () => {
     expect(out.content[0].text).toMatch(/denied/);
   });
 
-  it.skipIf(!HAS_TOOLSEARCH)("ToolSearch finds a deferred tool; a fresh session must search before calling it", () => {
+  it("ToolSearch finds a deferred tool; a fresh session must search before calling it", () => {
     // The Inspector CLI runs one request per process, i.e. one session each: the load does not carry over.
     const found = inspect("--method", "tools/call", "--tool-name", "ToolSearch", "--tool-arg", "query=select:mcp__memory__read_graph");
     expect(JSON.stringify(found.content)).toContain("mcp__memory__read_graph");
@@ -239,7 +237,7 @@ describe("MCP Inspector CLI", () => {
     expect(out.content[0].text).toMatch(/deferred.*ToolSearch/s);
   });
 
-  it.skipIf(!HAS_PERMISSIONS)("a call denied by config permissions.deny", () => {
+  it("a call denied by config permissions.deny", () => {
     const out = inspect("--method", "tools/call", "--tool-name", "mcp__quirky__slow", "--tool-arg", "ms=1");
     expect(out.isError).toBe(true);
     expect(out.content[0].text).toMatch(/den(y|ied)/i);
@@ -257,8 +255,9 @@ describe("list_changed exactly once per visible change (in-process client)", () 
     dir = tmpDir("toolhost-serve-ip-");
     cfgFile = path.join(dir, "toolhost.config.json");
     writeJson(cfgFile, { mcpServers: { quirky: stdio(SERVERS.quirky, [], { alwaysLoad: true, include: ["echo", "pid"] }) } });
-    host = await createHost({ cwd: dir, debounceMs: 10 });
-    hub = new McpServeHub(host, { log: () => {} });
+    const link = serviceLink();
+    host = await createHost({ cwd: dir, debounceMs: 10, plugins: [link.plugin] });
+    hub = new McpServeHub(host, { log: () => {}, upstream: link.service });
     const [a, b] = InMemoryTransport.createLinkedPair();
     await hub.createSession().connect(a);
     client = new Client({ name: "in-process", version: "1" });

@@ -1,29 +1,8 @@
 import type { CommandContext } from "../context.ts";
-import { resolveFlag, type Host, type PoolSnapshot } from "../../index.ts";
-import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
+import { resolveFlag, type Host } from "../../index.ts";
+import { poolTokens, TOKENIZER } from "../../../lib/tokens.ts";
 
-/** The tokenizer the token columns use: an approximation of Claude's (which is not public). */
-export const TOKENIZER = "o200k_base (gpt-tokenizer; approximates Claude's tokenizer)";
-
-/**
- * Tokens of each tool's definition as a provider sees it (its Anthropic JSON), eager and deferred totals.
- * Same measure as plugins/tool-search/adapters.ts `toolTokens` (a test keeps them equal); kept here so
- * core does not import plugin modules.
- */
-export function poolTokens(pool: PoolSnapshot): { perTool: Map<string, number>; eager: number; deferred: number } {
-  const perTool = new Map<string, number>();
-  let eager = 0;
-  let deferred = 0;
-  for (const [list, isDeferred] of [[pool.tools, false], [pool.deferred, true]] as const) {
-    for (const t of list) {
-      const n = countTokens(JSON.stringify({ name: t.name, description: t.description, input_schema: t.inputSchema }));
-      perTool.set(t.name, n);
-      if (isDeferred) deferred += n;
-      else eager += n;
-    }
-  }
-  return { perTool, eager, deferred };
-}
+export { poolTokens, TOKENIZER };
 
 /** `toolhost tools`: the pool as the model sees it. The --json shape is a contract (test/cli.test.ts). */
 export function toolsJson(host: Host) {

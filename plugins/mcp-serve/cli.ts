@@ -1,9 +1,11 @@
 import { errorMessage, UsageError, type CommandContext } from "../../core/index.ts";
-import { McpServeHub, serveHttp, serveStdio } from "./serve.ts";
+import { McpServeHub, serviceLink } from "./hub.ts";
+import { serveHttp } from "./http.ts";
+import { serveStdio } from "./stdio.ts";
 
 /**
  * `toolhost serve [--http PORT [--idle-timeout SECONDS]] [--no-watch]`: the model-visible pool as an MCP server
- * (plugins/mcp/serve.ts). stdio by default; `--http PORT` serves Streamable HTTP on 127.0.0.1 (PORT 0 picks a
+ * (plugins/mcp-serve/serve.ts). stdio by default; `--http PORT` serves Streamable HTTP on 127.0.0.1 (PORT 0 picks a
  * free port; the URL is logged on stderr); an HTTP session nobody used for `--idle-timeout` seconds (default
  * 1800; 0 = never) is closed. Logs go to stderr only — stdout belongs to the protocol.
  */
@@ -19,8 +21,9 @@ export async function run(ctx: CommandContext): Promise<number> {
     // stdout carries JSON-RPC: anything a plugin prints with console.log must not corrupt it.
     for (const k of ["log", "info", "debug", "warn"] as const) console[k] = (...a: unknown[]) => console.error(...a);
   }
-  const host = await ctx.host({ watch: f["no-watch"] !== true });
-  const hub = new McpServeHub(host, { log });
+  const link = serviceLink();
+  const host = await ctx.host({ watch: f["no-watch"] !== true, plugins: [link.plugin] });
+  const hub = new McpServeHub(host, { log, upstream: link.service });
   let stopping = false;
   const stop = async () => {
     if (stopping) return;

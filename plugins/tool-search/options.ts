@@ -1,0 +1,134 @@
+/** ToolSearch ranking's inputs and knobs: the documents, the fields, and every technique as an option. */
+import type { JsonSchema } from "../../core/index.ts";
+
+export interface SearchDoc {
+  /** The callable name (unique in the index). */
+  name: string;
+  /** The tool's own name without a server prefix (defaults to `name` minus `mcp__server__`). */
+  shortName?: string;
+  server?: string;
+  /** What the server says about itself (MCP `instructions`, a registry description), truncated at 2 KB. */
+  serverDescription?: string;
+  description?: string;
+  searchHint?: string;
+  inputSchema?: JsonSchema;
+  /** Words related to the tool's name words (a lexical database's synonyms and definitions); low weight. */
+  related?: string;
+}
+
+export const FIELDS = ["name", "server", "serverInfo", "hint", "lead", "desc", "params", "paramDesc", "related"] as const;
+export type FieldName = (typeof FIELDS)[number];
+
+export interface RankOptions {
+  /** Field weights; 0 drops the field. */
+  weights: Record<FieldName, number>;
+  /** Length normalisation per field. */
+  b: Record<FieldName, number>;
+  k1: number;
+  /** Weight of lexicon synonyms (0 = off). */
+  synonyms: number;
+  /** Query expansion by a lexical database's synonyms (lexicon.ts, WordNet) at this weight; 0 = off. */
+  lexiconWeight: number;
+  /** Index the "related" field from the lexicon (definitions and synonyms of name words) when a doc has none. */
+  relatedFromLexicon: boolean;
+  /** Weight of vocabulary prefix matches (0 = off). */
+  prefix: number;
+  /** Score multiplier (1 + coverage × fraction of query words matched); 0 = off. */
+  coverage: number;
+  /**
+   * How coverage counts a query word: "exact" — the tool has the word itself; "concept" — the tool has the
+   * word or one of its expansions (synonym, prefix), credited at that expansion's weight.
+   */
+  coverageMode: "exact" | "concept";
+  /** Score multiplier (1 + leadCoverage × idf-weighted fraction of query words — or their expansions, at their
+   * weight — found in the tool's name or the first sentence of its description); 0 = off. */
+  leadCoverage: number;
+  /** Action agreement: when the query and the tool's name both carry an action verb (create/read/list/search/
+   * update/delete/send/run classes), × (1 + verbAgree) when a class is shared, × (1 − verbMismatch) when none is. */
+  verbAgree: number;
+  verbMismatch: number;
+  /** Weight each query word's share of coverage by its idf (rare words count more); false = every word equal. */
+  coverageIdf: boolean;
+  /** Score multiplier (1 + nameCoverage × weighted fraction of the tool's name words the query has); 0 = off. */
+  nameCoverage: number;
+  /** Weight of words inside value-like chunks of the query (ids with digits, #123); 1 = no special case. */
+  valueWeight: number;
+  /** Score multiplier (1 + serverBoost) for tools whose server the query names. 0 = off. */
+  serverBoost: number;
+  /** Stem words: Porter, a light plural/verb-ending stemmer, or none. */
+  stemming: "porter" | "light" | false;
+  /** Description characters indexed per tool (and per tool for all parameter descriptions together). */
+  maxDescChars: number;
+  /** "plain": lower-case, split on non-alphanumerics, nothing else (the baseline's analyser). */
+  analyzer?: "full" | "plain";
+  /** Weight of the term "file" added when the query names a file (`package.json`, `*.ts`, `src/app.py`); 0 = off. */
+  fileHint: number;
+  /**
+   * Workflow companions: when the best hit needs an id it cannot get by itself (`libraryId`, `pid`), the tool
+   * of the same server that produces it (resolve/list/find/search … library, process) joins the results
+   * right after it. false = off.
+   */
+  companions: boolean;
+}
+
+export const DEFAULT_OPTIONS: RankOptions = {
+  // Tuned on the toolsearch dev set (random search over these knobs), checked on LiveMCPBench and MetaTool.
+  weights: { name: 4, server: 2.5, serverInfo: 0.3, hint: 2, lead: 2, desc: 0.5, params: 0.5, paramDesc: 0.5, related: 0.25 },
+  b: { name: 0.3, server: 0, serverInfo: 0.75, hint: 0.5, lead: 0.5, desc: 0.75, params: 0.5, paramDesc: 0.75, related: 0.75 },
+  k1: 1.6,
+  synonyms: 0.6,
+  lexiconWeight: 0.2,
+  relatedFromLexicon: true,
+  prefix: 0.4,
+  coverage: 2,
+  coverageMode: "exact",
+  coverageIdf: false,
+  leadCoverage: 0,
+  verbAgree: 0,
+  verbMismatch: 0,
+  nameCoverage: 0.25,
+  valueWeight: 0.3,
+  serverBoost: 0.5,
+  stemming: "porter",
+  maxDescChars: 1024,
+  fileHint: 0.5,
+  companions: true,
+};
+
+/** The plain BM25 baseline the benchmark compares against: name + description, one field, no extras. */
+export const PLAIN_BM25: RankOptions = {
+  weights: { name: 1, server: 0, serverInfo: 0, hint: 0, lead: 0, desc: 1, params: 0, paramDesc: 0, related: 0 },
+  b: { name: 0.75, server: 0.75, serverInfo: 0.75, hint: 0.75, lead: 0.75, desc: 0.75, params: 0.75, paramDesc: 0.75, related: 0.75 },
+  k1: 1.2,
+  synonyms: 0,
+  lexiconWeight: 0,
+  relatedFromLexicon: false,
+  prefix: 0,
+  coverage: 0,
+  coverageMode: "exact",
+  coverageIdf: false,
+  leadCoverage: 0,
+  verbAgree: 0,
+  verbMismatch: 0,
+  nameCoverage: 0,
+  valueWeight: 1,
+  serverBoost: 0,
+  stemming: false,
+  maxDescChars: Infinity,
+  fileHint: 0,
+  companions: false,
+  analyzer: "plain",
+};
+
+export interface Hit {
+  name: string;
+  score: number;
+  /** Position of the tool in the indexed list. */
+  index: number;
+}
+
+export interface SearchOptions {
+  limit?: number;
+  /** Only tools for which this returns true are ranked (e.g. `+required` terms). */
+  filter?: (doc: SearchDoc, index: number) => boolean;
+}
