@@ -237,7 +237,6 @@ function describeAjvError(e: ErrorObject): string {
  * moves to its plugin. Checked like a contribution, attributed to "config".
  */
 export const PENDING_CONTRIBUTIONS: Record<string, object> = {
-  toolSearch: { type: "object" },
   output: { type: "object" },
   transcript: { type: "string" },
   agentsMd: { type: "object", properties: { files: { type: "array", items: { type: "string", pattern: "^[^/\\\\]+\\.md$" } } }, additionalProperties: false },

@@ -23,6 +23,7 @@ export { TOOL_SEARCH_NAME, TOOL_SEARCH_DEFINITION, toolSearchTool } from "./tool
 export default definePlugin({
   name: PLUGIN_NAME,
   apply(ctx) {
+    ctx.contributeConfig("toolSearch", { type: "object" });
     let host: HostView | undefined = ctx.host;
     ctx.onDispose(() => {
       host = undefined;
