@@ -26,7 +26,7 @@
  * Everything else stays advice. Sentences that look like rules (a prohibition or an ask with a code span)
  * but do not compile are returned as `unenforced` with the reason, so authors can see what is enforced.
  */
-import { KNOWN_TOOLS, parseRule } from "../permissions/match.ts";
+import { KNOWN_TOOLS, parseRule } from "../../lib/rules/match.ts";
 
 export type Behavior = "deny" | "ask";
 

@@ -14,15 +14,14 @@
  */
 import path from "node:path";
 import { definePlugin, DENY_STAGE_AGENTS, PERMISSION_STAGE_AGENTS, POOL_STAGE_DENY, type CallState, type Decision } from "../../core/index.ts";
-import { callFacts, matchesRule, parseRule, readDenyFilter, ruleHit, suspectHit, type CallFacts, type ParsedRule } from "../permissions/match.ts";
+import { callFacts, matchesRule, parseRule, readDenyFilter, ruleHit, suspectHit, type CallFacts, type ParsedRule } from "../../lib/rules/match.ts";
 import type { CompiledRule, Reminder } from "./compile.ts";
 import { loadAgents } from "./load.ts";
-import { factsFor } from "../permissions/decide.ts";
-import { isInside, realpathLoose } from "../permissions/paths.ts";
-import { EDIT_TOOLS } from "../permissions/rule.ts";
+import { factsFor } from "../../lib/rules/facts.ts";
+import { isInside, realpathLoose } from "../../lib/fs-path.ts";
+import { EDIT_TOOLS } from "../../lib/tool-names.ts";
 
 export const PLUGIN_NAME = "agents-md";
-const SHELL_CWD_KEY = "builtin-tools:bashCwd";
 
 interface Live extends CompiledRule {
   parsed: ParsedRule;
@@ -84,11 +83,9 @@ export default definePlugin({
         const decide = (call: CallState, rules: Live[], behavior: "deny" | "ask"): Decision | undefined => {
           if (!rules.length) return undefined;
           const tool = call.tool?.name ?? call.requestedName;
-          const shell = tool === "Bash" ? call.session.shared.get(SHELL_CWD_KEY) : undefined;
-          const shellCwd = typeof shell === "string" ? shell : call.cwd;
           // One set of facts per call and input, shared with the permissions plugin (same cache, same key);
           // a PreToolUse rewrite gets fresh ones.
-          const all = factsFor({ key: call, toolName: tool, tool: call.tool, input: call.input, cwd: call.cwd, mode: call.mode, shellCwd: tool === "Bash" ? shellCwd : undefined });
+          const all = factsFor({ key: call, toolName: tool, input: call.input, cwd: call.cwd, shellCwd: tool === "Bash" ? call.workingDirectory : undefined });
           const scoped = new Map<string, CallFacts>();
           let suspect: { r: Live; what: string } | undefined;
           for (const r of applicable(rules, all)) {

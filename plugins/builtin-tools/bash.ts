@@ -6,6 +6,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { defineTool, type ToolCallContext, type ToolResult } from "../../core/index.ts";
+import { isInside } from "../../lib/fs-path.ts";
+import { isReadOnlyCommand as readOnlyCommandLine, isReadOnlyInside } from "../../lib/rules/readonly.ts";
 import { HeadTail, OutputRing, killGroup, lookup, nextId, ownedIds, registry, spawnShell, waitFor, type ManagedProc } from "./procs.ts";
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -18,38 +20,9 @@ interface BashInput {
   run_in_background?: boolean;
 }
 
-const READ_ONLY = new Set(["ls", "cat", "head", "tail", "wc", "pwd", "echo", "printf", "grep", "egrep", "fgrep", "rg", "which", "stat", "du", "df", "file", "tree", "diff", "cmp", "true", "false", "date", "whoami", "id", "uname", "basename", "dirname", "realpath", "readlink", "type", "env", "printenv", "nl", "cut", "uniq", "tr", "column", "less", "more", "sha1sum", "sha256sum", "md5sum", "test", "["]);
-const READ_ONLY_GIT = new Set(["status", "log", "diff", "show", "rev-parse", "ls-files", "blame", "describe", "shortlog", "grep", "ls-tree", "cat-file", "reflog"]);
-const UNSAFE_FIND = /\s-(exec|execdir|ok|okdir|delete|fprint|fprint0|fprintf|fls)\b/;
-
-/**
- * Conservative read-only check: every `|`/`&&`/`||`/`;` segment starts with a known read-only command,
- * and the command has no redirection, substitution, background `&`, or quoting we would have to parse.
- * Anything else counts as not read-only (so plan mode and concurrency treat it as a write).
- */
+/** Read-only per the shell parser (lib/rules), the same answer the permissions plugin gives. */
 export function isReadOnlyCommand(command: unknown): boolean {
-  if (typeof command !== "string" || !command.trim() || command.length > 10_000) return false;
-  if (/[<>`$(){}\\\n'"]|&(?!&)/.test(command.replace(/&&/g, ""))) return false;
-  for (const seg of command.split(/\|\||&&|[|;]/)) {
-    const words = seg.trim().split(/\s+/);
-    const cmd = words[0];
-    if (!cmd) return false;
-    if (cmd === "git") {
-      const sub = words.slice(1).find((w) => !w.startsWith("-"));
-      if (!sub || !READ_ONLY_GIT.has(sub) || words.some((w) => w === "--output" || w.startsWith("--output="))) return false;
-      continue;
-    }
-    if (cmd === "find") {
-      if (UNSAFE_FIND.test(` ${seg}`)) return false;
-      continue;
-    }
-    if (cmd === "sort" ? words.some((w) => w === "-o" || w.startsWith("--output")) : !READ_ONLY.has(cmd)) return false;
-    // `env cmd` runs cmd; `tree -o f` writes f; `rg --pre cmd` runs cmd on every file
-    if (cmd === "env" && words.length > 1) return false;
-    if (cmd === "tree" && words.some((w) => /^-[a-zA-Z]*o/.test(w) || w.startsWith("--output"))) return false;
-    if (cmd === "rg" && words.some((w) => w.startsWith("--pre"))) return false;
-  }
-  return true;
+  return readOnlyCommandLine(command);
 }
 
 const DESTRUCTIVE = /(^|[;&|]\s*)(sudo\s+)?(rm|rmdir|shred|dd|mkfs(\.\w+)?|truncate|wipefs)\b|\bgit\s+(reset\s+--hard|clean\s+-\w*f|push\s+(-f|--force)|checkout\s+--\s|branch\s+-D)|(^|[^>&0-9])>(?!>|&)\s*[^&\s]/;
@@ -70,14 +43,14 @@ function owner(ctx: ToolCallContext): object {
   return ctx.sessionState ?? ctx.state;
 }
 
-/** Session-wide state key (Session.shared) holding the Bash shell's current directory, for permission checks. */
-export const SHELL_CWD_KEY = "builtin-tools:bashCwd";
+/** Session-wide state key (Session.shared) holding the Bash shell's current directory (private: others read the workingDirectory facet). */
+const SHELL_CWD_KEY = "builtin-tools:bashCwd";
 const CWD_KEY = SHELL_CWD_KEY;
 
 /**
- * Whether `cd` carries over between Bash calls (Claude Code does this). Off unless
- * On by default (as in Claude Code); TOOLHOST_BASH_PERSIST_CWD=0 turns it off. The permissions plugin
- * reads SHELL_CWD_KEY, so relative paths in a later command are checked where they really land.
+ * Whether `cd` carries over between Bash calls: on by default (as in Claude Code);
+ * TOOLHOST_BASH_PERSIST_CWD=0 turns it off. Bash's workingDirectory facet reports it, so rules check
+ * relative paths in a later command where they really land.
  */
 export function persistCwd(): boolean {
   return process.env.TOOLHOST_BASH_PERSIST_CWD !== "0";
@@ -92,11 +65,6 @@ export function shellCwd(ctx: Pick<ToolCallContext, "sessionState" | "state" | "
   const store = ctx.sessionState ?? ctx.state;
   const c = store.get(CWD_KEY);
   return typeof c === "string" && fs.existsSync(c) ? c : ctx.cwd;
-}
-
-function inside(p: string, dir: string): boolean {
-  const rel = path.relative(dir, p);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 }
 
 function formatOutput(stdout: string, stderr: string, exitCode: number | null, extra: string[]): string {
@@ -192,9 +160,9 @@ export const Bash = defineTool<BashInput>({
   isDestructive: (input) => isDestructiveCommand(input?.command),
   interruptBehavior: "cancel",
   activityText: "Running",
-  // auto-allow only read-only commands that stay inside the working directory (no absolute, ~ or .. paths)
-  checkPermissions: (input) =>
-    !input.run_in_background && isReadOnlyCommand(input.command) && !/(^|\s)(\/|~)|\.\./.test(input.command) ? { behavior: "allow", reason: "read-only command inside the working directory" } : undefined,
+  workingDirectory: (input, ctx) => shellCwd({ ...ctx, state: ctx.sessionState }),
+  checkPermissions: (input, ctx) =>
+    !input.run_in_background && isReadOnlyInside(input.command, ctx.cwd) ? { behavior: "allow", reason: "read-only command inside the working directory" } : undefined,
   async call(input, ctx): Promise<ToolResult> {
     if (input.run_in_background) return startBackground(input, ctx);
     const timeout = Math.min(input.timeout ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
@@ -237,7 +205,7 @@ export const Bash = defineTool<BashInput>({
     const reported = endCwd.trim();
     if (reported && reported !== startCwd) {
       const store = ctx.sessionState ?? ctx.state;
-      if (inside(reported, ctx.cwd) || inside(reported, fs.realpathSync(ctx.cwd))) store.set(CWD_KEY, reported);
+      if (isInside(reported, ctx.cwd) || isInside(reported, fs.realpathSync(ctx.cwd))) store.set(CWD_KEY, reported);
       else {
         store.delete(CWD_KEY);
         cwdNote = `Shell cwd was reset to ${ctx.cwd} (the command left the working directory; cd only carries over inside it).`;

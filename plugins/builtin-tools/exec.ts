@@ -185,6 +185,7 @@ export const exec_command = defineTool<ExecInput>({
   shouldDefer: true,
   activityText: "Running",
   normalizeInput: normalizePaths(["workdir"]),
+  workingDirectory: (input, ctx) => absolutePath(input.workdir ?? ctx.cwd, ctx.cwd),
   async call(input, ctx): Promise<ToolResult> {
     const cwd = absolutePath(input.workdir ?? ctx.cwd, ctx.cwd);
     if (!fs.existsSync(cwd) || !fs.statSync(cwd).isDirectory()) return { content: [{ type: "text", text: `workdir ${cwd} is not an existing directory.` }], isError: true };

@@ -27,10 +27,9 @@ export function normalizePaths<I extends object>(fields: string[]) {
   };
 }
 
-export function isInside(p: string, dir: string): boolean {
-  const rel = path.relative(dir, p);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
-}
+import { isInside } from "../../lib/fs-path.ts";
+
+export { isInside };
 
 /** Shows a path relative to cwd when it is inside, else absolute. */
 export function displayPath(p: string, cwd: string): string {

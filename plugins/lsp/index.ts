@@ -12,10 +12,10 @@ import { readServers, type ServerDef, type ServerTable } from "./config.ts";
 import { LspServer, type Diagnostic } from "./server.ts";
 import { OPERATIONS, relPath, runOperation, type LspInput } from "./operations.ts";
 import { formatNew, newDiagnosticsAfterEdit } from "./diagnostics.ts";
+import { EDIT_TOOL_FILE_FIELD } from "../../lib/tool-names.ts";
 
 const PLUGIN_NAME = "lsp";
 /** Claude Code's editing tools and the input field that names the file. */
-const EDIT_TOOLS: Record<string, string> = { Edit: "file_path", MultiEdit: "file_path", Write: "file_path", NotebookEdit: "notebook_path" };
 const BEFORE = "lsp.textBeforeEdit";
 const MAX_BEFORE_BYTES = 4_000_000;
 
@@ -188,7 +188,7 @@ function optionProblems(o: Record<string, unknown>): ProblemReport[] {
 }
 
 function editedFile(toolName: string | undefined, input: unknown, cwd: string): string | undefined {
-  const field = toolName ? EDIT_TOOLS[toolName] : undefined;
+  const field = toolName ? EDIT_TOOL_FILE_FIELD[toolName] : undefined;
   const v = field && input && typeof input === "object" ? (input as Record<string, unknown>)[field] : undefined;
   return typeof v === "string" && v ? path.resolve(cwd, v) : undefined;
 }

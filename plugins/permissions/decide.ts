@@ -8,10 +8,12 @@
  *   fallbackDecision  (build.permission, last)             dontAsk → deny; otherwise an ask that says what was missing
  */
 import { flag, type Decision, type Tool } from "../../core/index.ts";
-import type { Segment } from "./bash.ts";
-import { insideDirs, protectedReason, type ResolvedPath } from "./paths.ts";
-import { callFacts, ruleHit, segmentAllowedBy, suspectHit, type CallFacts, type Hit } from "./match.ts";
-import { BASH_TOOLS, EDIT_TOOLS, READ_TOOLS, STDIN_TOOLS } from "./rule.ts";
+import type { Segment } from "../../lib/rules/bash.ts";
+import { insideDirs, protectedReason, type ResolvedPath } from "../../lib/rules/paths.ts";
+import { callFacts, ruleHit, segmentAllowedBy, suspectHit, type CallFacts, type Hit } from "../../lib/rules/match.ts";
+import { BASH_TOOLS, EDIT_TOOLS, READ_TOOLS, STDIN_TOOLS } from "../../lib/rules/rule.ts";
+export { factsFor } from "../../lib/rules/facts.ts";
+import { readOnlyBash } from "../../lib/rules/readonly.ts";
 import { where, type RuleEntry, type RuleSet } from "./rules.ts";
 
 export const PLUGIN_NAME = "permissions";
@@ -24,18 +26,6 @@ export interface CallView {
   mode: string;
   /** Where a shell command really runs (a `cd` carried over from an earlier Bash call); relative paths in it resolve here. */
   shellCwd?: string;
-}
-
-/** Facts are computed once per call and input (a PreToolUse rewrite gets fresh facts). */
-const factsCache = new WeakMap<object, { input: unknown; facts: CallFacts }>();
-export function factsFor(call: CallView & { key?: object }): CallFacts {
-  const key = call.key;
-  const hit = key ? factsCache.get(key) : undefined;
-  if (hit && hit.input === call.input) return hit.facts;
-  const facts = callFacts(call.toolName, call.input, call.cwd, call.shellCwd ?? call.cwd);
-  // Only facts that took work are worth a WeakMap entry (a cheap facts object costs less than the entry).
-  if (key && (facts.bash || facts.paths)) factsCache.set(key, { input: call.input, facts });
-  return facts;
 }
 
 function fromRule(e: RuleEntry, behavior: Decision["behavior"], hit: Hit | undefined, explicit = true): Decision {
@@ -119,7 +109,7 @@ function approvable(f: CallFacts): CallFacts["bash"] {
 /** Is this call read-only (for plan mode)? Bash: every segment is a recognised read-only command and nothing is written. */
 export function isReadOnlyCall(call: CallView, f: CallFacts): boolean {
   if (STDIN_TOOLS.has(f.tool)) return false;
-  if (f.bash) return f.bash.ok && f.bash.segments.every((s) => s.readOnly && !s.unallowable && !(f.segWrites!.get(s) ?? []).length && !s.redirectWrites.length);
+  if (f.bash) return readOnlyBash(f);
   return !!call.tool && flag(call.tool.isReadOnly, call.input as never, false);
 }
 

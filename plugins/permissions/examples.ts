@@ -8,7 +8,7 @@
  * WebFetch rules, a subagent type for Agent rules, a tool name for whole-tool rules.
  */
 import type { LoadedPlugin, ProblemReport } from "../../core/index.ts";
-import { matchesRule, parseRule, type Behavior, type MatchCall, type ParsedRule } from "./match.ts";
+import { matchesRule, parseRule, type Behavior, type MatchCall, type ParsedRule } from "../../lib/rules/match.ts";
 
 export function runExamples(plugins: readonly LoadedPlugin[], cwd: string): ProblemReport[] {
   const problems: ProblemReport[] = [];

@@ -12,11 +12,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { definePlugin, POOL_STAGE_DENY, DENY_STAGE_SETTINGS, PERMISSION_STAGE_FALLBACK, PERMISSION_STAGE_RULES, PERMISSION_STAGE_TOOL, type CallState, type PermissionRuleUpdate, type ProblemReport } from "../../core/index.ts";
-import { analyzeBash } from "./bash.ts";
+import { analyzeBash } from "../../lib/rules/bash.ts";
 import { denyDecision, factsFor, fallbackDecision, PLUGIN_NAME, rulesDecision, toolDecision, type CallView } from "./decide.ts";
 import { runExamples } from "./examples.ts";
-import { EDIT_TOOLS, READ_TOOLS } from "./rule.ts";
-import { readDenyFilter } from "./match.ts";
+import { EDIT_TOOLS, READ_TOOLS } from "../../lib/rules/rule.ts";
+import { readDenyFilter } from "../../lib/rules/match.ts";
 import { collectRules, makeEntry, unknownToolWarnings, where, type RuleEntry, type RuleSet } from "./rules.ts";
 
 /**
@@ -173,10 +173,7 @@ function persistRule(cwd: string, u: PermissionRuleUpdate, text: string): void {
   fs.writeFileSync(file, JSON.stringify(value, null, 2) + "\n");
 }
 
-/** The built-in Bash tool keeps a `cd` across calls in the session's shared state (plugins/builtin-tools/bash.ts). */
-const SHELL_CWD_KEY = "builtin-tools:bashCwd";
+/** A shell command's relative paths resolve where it runs (Bash after a `cd`); exec_command's `workdir` is resolved by callFacts. */
 function shellCwdOf(call: CallState): string | undefined {
-  if ((call.tool?.name ?? call.requestedName) !== "Bash") return undefined;
-  const v = call.session.shared.get(SHELL_CWD_KEY);
-  return typeof v === "string" ? v : undefined;
+  return (call.tool?.name ?? call.requestedName) === "Bash" ? call.workingDirectory : undefined;
 }

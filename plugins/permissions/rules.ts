@@ -6,7 +6,7 @@
 import os from "node:os";
 import path from "node:path";
 import type { LoadedPlugin, ProblemReport } from "../../core/index.ts";
-import { KNOWN_TOOLS, lintRule, parseRule, type Behavior, type ParsedRule } from "./match.ts";
+import { KNOWN_TOOLS, lintRule, parseRule, type Behavior, type ParsedRule } from "../../lib/rules/match.ts";
 
 export interface RuleEntry {
   rule: ParsedRule;

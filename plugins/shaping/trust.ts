@@ -8,6 +8,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import ignore, { type Ignore } from "ignore";
+import { isInside } from "../../lib/fs-path.ts";
 
 export interface TrustVerdict {
   path: string;
@@ -54,8 +55,8 @@ export class TrustChecker {
   check(filePath: string): TrustVerdict {
     const abs = path.resolve(this.root, filePath);
     const r = real(abs);
-    if (this.extra.some((d) => inside(r, d))) return { path: abs, trusted: true, why: "toolhost output" };
-    if (!inside(r, this.root)) return { path: abs, trusted: false, why: r === abs ? "outside the project" : `symlink to ${r}, outside the project` };
+    if (this.extra.some((d) => isInside(r, d))) return { path: abs, trusted: true, why: "toolhost output" };
+    if (!isInside(r, this.root)) return { path: abs, trusted: false, why: r === abs ? "outside the project" : `symlink to ${r}, outside the project` };
     const rel = path.relative(this.root, r);
     if (!rel) return { path: abs, trusted: true, why: "project root" };
     const parts = rel.split(path.sep);
@@ -74,8 +75,4 @@ function real(p: string): string {
     const parent = path.dirname(p);
     return parent === p ? p : path.join(real(parent), path.basename(p));
   }
-}
-
-function inside(p: string, dir: string): boolean {
-  return p === dir || p.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
 }

@@ -1,6 +1,6 @@
 /**
  * The package's runtime surface equals what its types declare: every value export of core/index.ts
- * (and so of types/index.d.ts) is a named export of index.mjs, and nothing else is.
+ * (and so of types/core/index.d.ts) is a named export of index.mjs, and nothing else is.
  */
 import { execFileSync } from "node:child_process";
 import path from "node:path";

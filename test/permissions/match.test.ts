@@ -2,8 +2,8 @@
 import fc from "fast-check";
 import picomatch from "picomatch";
 import { describe, expect, it } from "vitest";
-import { formatRule, matchesHookIf, matchesRule, parseRule } from "../../plugins/permissions/match.ts";
-import { globSource } from "../../plugins/permissions/paths.ts";
+import { formatRule, matchesHookIf, matchesRule, parseRule } from "../../lib/rules/match.ts";
+import { globSource } from "../../lib/rules/paths.ts";
 import { narrowRule } from "../../plugins/permissions/index.ts";
 import { exampleCall } from "../../plugins/permissions/examples.ts";
 import { tempProject } from "./helpers.ts";

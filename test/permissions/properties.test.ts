@@ -1,7 +1,7 @@
 /** Property-based tests (fast-check) of the rule parser and matcher. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { formatRule, matchesRule, parseRule } from "../../plugins/permissions/match.ts";
+import { formatRule, matchesRule, parseRule } from "../../lib/rules/match.ts";
 import { tempProject } from "./helpers.ts";
 
 const cwd = tempProject({ ".env": "x" });

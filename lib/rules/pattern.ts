@@ -2,7 +2,7 @@
  * Bash rule patterns: `*` anywhere (spaces included), a trailing ` *` with a word boundary that also
  * matches the bare command, legacy `:*`, and the flag-set form deny/ask rules use against reordering.
  */
-import { LONG_FLAGS } from "./commands.ts";
+import { LONG_FLAGS } from "./words.ts";
 
 export interface BashPattern {
   /** Anchored regex over a segment's text. */

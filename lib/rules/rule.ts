@@ -7,6 +7,9 @@
  */
 import { compileBashPattern, globToRegex, type BashPattern } from "./bash.ts";
 import type { PathMatcher } from "./paths.ts";
+import { EDIT_TOOLS, READ_TOOLS, TOOL_ALIASES } from "../tool-names.ts";
+
+export { EDIT_TOOLS, READ_TOOLS, TOOL_ALIASES } from "../tool-names.ts";
 
 export type RuleKind = "tool" | "bash" | "path" | "domain" | "param" | "agent" | "skill" | "generic";
 export type Family = "read" | "edit";
@@ -36,19 +39,6 @@ export interface ParsedRule {
   readonly pathCache?: Map<string, PathMatcher>;
 }
 
-/** Legacy tool names still accepted in rules (SDK LEGACY_TOOL_NAME_ALIASES). */
-export const TOOL_ALIASES: Record<string, string> = {
-  Task: "Agent",
-  KillShell: "TaskStop",
-  KillBash: "TaskStop",
-  BashOutput: "TaskOutput",
-  AgentOutputTool: "TaskOutput",
-  ListMcpResources: "ListMcpResourcesTool",
-  ReadMcpResource: "ReadMcpResourceTool",
-};
-
-export const READ_TOOLS = new Set(["Read", "Grep", "Glob", "LSP", "NotebookRead", "LS"]);
-export const EDIT_TOOLS = new Set(["Edit", "Write", "NotebookEdit", "MultiEdit"]);
 /**
  * Tools whose input is a shell command that Bash rules govern: Bash, Monitor, and the exec-session tool
  * `exec_command` (Codex's unified exec: `cmd`, run in `workdir`) — otherwise it would be a way around

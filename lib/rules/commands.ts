@@ -3,8 +3,7 @@
  * commands, file readers and writers, flag synonyms. Tables, plus the two functions that read them
  * for file operands and read-only-ness.
  */
-import type { ShellWord } from "./shell.ts";
-import type { PathRef } from "./bash.ts";
+import type { PathRef, ShellWord } from "./words.ts";
 
 /** Variables that may prefix an allowed command without being named in the rule. */
 export const SAFE_ENV = new Set(
@@ -90,16 +89,6 @@ export const READERS: Record<string, { pattern?: boolean; argOpts?: string; file
 export const WRITERS: Record<string, "all" | "last" | "rest"> = { tee: "all", touch: "all", mkdir: "all", rm: "all", rmdir: "all", truncate: "all", mv: "all", cp: "last", ln: "last", install: "last", chmod: "rest", chown: "rest", chgrp: "rest", shred: "all", unlink: "all" };
 export const EDIT_OPS = new Set(["mkdir", "touch", "mv", "cp"]);
 
-/** Long-option synonyms of short flags, for flag-set matching of deny rules (`rm --recursive --force` ≡ `rm -rf`). */
-export const LONG_FLAGS: Record<string, Record<string, string>> = {
-  rm: { "--recursive": "r", "--force": "f", R: "r", "--dir": "d" },
-  cp: { "--recursive": "r", R: "r", "--force": "f" },
-  chmod: { "--recursive": "R" },
-  chown: { "--recursive": "R" },
-  "git push": { "--force": "f" },
-  "git clean": { "--force": "f" },
-  "git reset": {},
-};
 
 export const NULL_DEVICES = /^\/dev\/(null|stdout|stderr|tty|fd\/\d+)$/;
 
@@ -124,6 +113,9 @@ export function readOnlyCommand(name: string, vals: string[]): boolean {
   if (name === "find") return !vals.some((v) => /^-(exec|execdir|ok|okdir|delete|fprint|fprint0|fprintf|fls)$/.test(v));
   if (name === "sort") return !vals.some((v) => /^(-o|--output)/.test(v));
   if (name === "env") return vals.length === 1;
+  // `tree -o f` writes f; `rg --pre cmd` runs cmd on every file it searches.
+  if (name === "tree") return !vals.some((v) => /^-[a-zA-Z]*o/.test(v) || v.startsWith("--output"));
+  if (name === "rg") return !vals.some((v) => v.startsWith("--pre"));
   if (name === "uniq" || name === "xxd") return vals.slice(1).filter((v) => !v.startsWith("-")).length <= 1;
   return true;
 }

@@ -9,6 +9,9 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { isInside, realpathLoose } from "../fs-path.ts";
+
+export { isInside, realpathLoose } from "../fs-path.ts";
 
 export type Behavior = "allow" | "deny" | "ask";
 
@@ -23,20 +26,6 @@ export interface ResolvedPath {
   real: string;
 }
 
-/**
- * `realpath` of the longest existing prefix, with the rest appended (so new files resolve too).
- * Never cached: a symlink created by the previous command must be seen by the next one.
- */
-export function realpathLoose(abs: string): string {
-  try {
-    return fs.realpathSync.native(abs);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOENT" && (e as NodeJS.ErrnoException).code !== "ENOTDIR") return abs;
-    const parent = path.dirname(abs);
-    return parent === abs ? abs : path.join(realpathLoose(parent), path.basename(abs));
-  }
-}
-
 /** Kept for API stability: there is no realpath cache to clear. */
 export function clearRealpathCache(): void {}
 
@@ -49,12 +38,6 @@ export function expandHome(p: string): string {
 export function resolvePath(p: string, base: string): ResolvedPath {
   const abs = path.resolve(base, expandHome(p));
   return { abs, real: realpathLoose(abs) };
-}
-
-export function isInside(abs: string, dir: string): boolean {
-  if (abs === dir) return true;
-  const d = dir.endsWith(path.sep) ? dir : dir + path.sep;
-  return abs.startsWith(d);
 }
 
 /** Inside one of the working directories (link and target both). */

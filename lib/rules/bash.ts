@@ -7,22 +7,13 @@
  * which only deny/ask rules look at; recognised readers and writers contribute the paths that
  * Read/Edit rules check. Allow needs every segment; deny/ask need any.
  */
-import { analyzeShell, crudeSplit, type ShellWord, type SimpleCommand } from "./shell.ts";
+import { analyzeShell, crudeSplit, type SimpleCommand } from "./shell.ts";
+import type { PathRef, ShellWord } from "./words.ts";
 import { DATA_HEADS, EDIT_OPS, EXEC_THROUGH, EXEC_THROUGH2, NULL_DEVICES, SAFE_ENV, SHELLS, WRAPPERS, fileArgs, readOnlyCommand } from "./commands.ts";
 
 export { compileBashPattern, flagFormMatches, globToRegex, type BashPattern } from "./pattern.ts";
-export { SAFE_ENV, LONG_FLAGS } from "./commands.ts";
-
-export interface PathRef {
-  /** The path as written (tilde and globs unexpanded). */
-  path: string;
-  /** Directory it is relative to (the effective working directory after `cd`). */
-  base: string;
-  /** Contains an expansion we cannot resolve statically. */
-  dynamic: boolean;
-  /** Unquoted glob characters. */
-  glob: boolean;
-}
+export { SAFE_ENV } from "./commands.ts";
+export { LONG_FLAGS, type PathRef } from "./words.ts";
 
 export interface Segment {
   /** Words after wrappers and assignments were stripped (values). */

@@ -6,17 +6,10 @@
  * (unquoted values, or source text for dynamic parts) and its redirections.
  */
 import { createRequire } from "node:module";
+import type { ShellWord } from "./words.ts";
 
-export interface ShellWord {
-  /** Unquoted value for literal words; the source text for words with expansions. */
-  value: string;
-  /** Source text, as written. */
-  raw: string;
-  /** Contains `$VAR`, `$()`, backticks, arithmetic or process substitution. */
-  dynamic: boolean;
-  /** Some part was quoted (globs in it are literal). */
-  quoted: boolean;
-}
+export type { ShellWord } from "./words.ts";
+
 
 export interface ShellRedirect {
   /** `>`, `>>`, `<`, `<>`, `>|`, `&>`, `&>>`, `<&`, `>&`, `<<`, `<<-`, `<<<`. */

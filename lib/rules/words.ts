@@ -1,0 +1,37 @@
+/**
+ * Leaf types and tables shared by the shell parser, the segment builder, the command tables and the
+ * Bash pattern compiler (kept here so none of those imports another in a circle).
+ */
+
+export interface ShellWord {
+  /** Unquoted value for literal words; the source text for words with expansions. */
+  value: string;
+  /** Source text, as written. */
+  raw: string;
+  /** Contains `$VAR`, `$()`, backticks, arithmetic or process substitution. */
+  dynamic: boolean;
+  /** Some part was quoted (globs in it are literal). */
+  quoted: boolean;
+}
+
+export interface PathRef {
+  /** The path as written (tilde and globs unexpanded). */
+  path: string;
+  /** Directory it is relative to (the effective working directory after `cd`). */
+  base: string;
+  /** Contains an expansion we cannot resolve statically. */
+  dynamic: boolean;
+  /** Unquoted glob characters. */
+  glob: boolean;
+}
+
+/** Long-option synonyms of short flags, for flag-set matching of deny rules (`rm --recursive --force` ≡ `rm -rf`). */
+export const LONG_FLAGS: Record<string, Record<string, string>> = {
+  rm: { "--recursive": "r", "--force": "f", R: "r", "--dir": "d" },
+  cp: { "--recursive": "r", R: "r", "--force": "f" },
+  chmod: { "--recursive": "R" },
+  chown: { "--recursive": "R" },
+  "git push": { "--force": "f" },
+  "git clean": { "--force": "f" },
+  "git reset": {},
+};
