@@ -4,8 +4,6 @@ import { tools } from "./tools.ts";
 import { explain } from "./explain.ts";
 import { check } from "./check.ts";
 import { call } from "./call.ts";
-import { watch } from "./watch.ts";
-import { hooks } from "./hooks.ts";
 
 /** Core commands; plugins add theirs with `cliCommands` in their manifests (main.ts reads them). */
-export const commands: Command[] = [tools, explain, call, check, watch, hooks];
+export const commands: Command[] = [tools, explain, call, check];
