@@ -4,6 +4,7 @@
  * sources collapse into one, and each handler keeps its provenance (plugin, file, JSON path).
  */
 import type { LoadedPlugin, ProblemReport } from "../../core/index.ts";
+import { TOOL_ALIASES } from "../../lib/tool-names.ts";
 
 export interface Handler {
   event: string;
@@ -65,15 +66,12 @@ export function orderSources(plugins: readonly LoadedPlugin[]): LoadedPlugin[] {
   return [...settings, ...rest];
 }
 
-/** Legacy tool names Claude Code still accepts in matchers (SDK LEGACY_TOOL_NAME_ALIASES). */
-const LEGACY_ALIASES: Record<string, string> = { Task: "Agent", KillShell: "TaskStop", KillBash: "TaskStop", ListMcpResources: "ListMcpResourcesTool", ReadMcpResource: "ReadMcpResourceTool" };
-
 /** Claude Code matcher semantics (formats §3.3). */
 export function compileMatcher(matcher: string | undefined): { test: (name: string) => boolean; error?: string } {
   if (matcher === undefined || matcher === "" || matcher === "*") return { test: () => true };
   if (/^[A-Za-z0-9_ ,|-]+$/.test(matcher)) {
     const names = new Set(matcher.split(/[|,]/).map((s) => s.trim()).filter(Boolean));
-    for (const n of [...names]) if (LEGACY_ALIASES[n]) names.add(LEGACY_ALIASES[n]!);
+    for (const n of [...names]) if (TOOL_ALIASES[n]) names.add(TOOL_ALIASES[n]!); // legacy names (SDK LEGACY_TOOL_NAME_ALIASES)
     return { test: (n) => names.has(n) };
   }
   try {
@@ -84,85 +82,87 @@ export function compileMatcher(matcher: string | undefined): { test: (name: stri
   }
 }
 
+type Problem = Omit<ProblemReport, "plugin" | "file">;
+
+/** Why a raw handler entry cannot run (it is then ignored), or a warning it runs with. */
+function checkHandler(h: Record<string, unknown>, jsonPath: string): Problem | undefined {
+  if (h.type !== "command" && h.type !== "http" && h.type !== "mcp_tool") {
+    return {
+      path: `${jsonPath}/type`,
+      message: `hook type "${String(h.type)}" is not supported by toolhost (only "command", "http" and "mcp_tool"; "prompt" and "agent" need a model); this handler is ignored`,
+      severity: "warning",
+    };
+  }
+  if (h.type === "mcp_tool") {
+    for (const k of ["server", "tool"] as const) {
+      if (typeof h[k] !== "string" || !h[k]) return { path: `${jsonPath}/${k}`, message: `mcp_tool hook needs a non-empty "${k}"; this handler is ignored`, severity: "error" };
+    }
+    if (h.input !== undefined && (typeof h.input !== "object" || h.input === null || Array.isArray(h.input))) {
+      return { path: `${jsonPath}/input`, message: `mcp_tool hook "input" must be an object of the tool's arguments; this handler is ignored`, severity: "error" };
+    }
+    return undefined;
+  }
+  const key = h.type === "http" ? "url" : "command";
+  if (typeof h[key] !== "string" || !h[key]) return { path: `${jsonPath}/${key}`, message: `${h.type} hook needs a non-empty "${key}"; this handler is ignored`, severity: "error" };
+  return undefined;
+}
+
+function toHandler(h: Record<string, unknown>, at: { event: string; index: number; lp: LoadedPlugin; file: string; jsonPath: string; matcher?: string; matches: (n: string) => boolean }): Handler {
+  const mcp = h.type === "mcp_tool";
+  return {
+    event: at.event,
+    index: at.index,
+    plugin: at.lp.id,
+    pluginKind: at.lp.kind,
+    file: at.file,
+    jsonPath: at.jsonPath,
+    matcher: at.matcher,
+    matches: at.matches,
+    if: typeof h.if === "string" && h.if ? h.if : undefined,
+    rulesRoot: at.lp.rulesRoot,
+    type: h.type as Handler["type"],
+    command: mcp ? `${String(h.server)}/${String(h.tool)}` : String(h[h.type === "http" ? "url" : "command"]),
+    server: mcp ? String(h.server) : undefined,
+    tool: mcp ? String(h.tool) : undefined,
+    input: mcp ? ((h.input as Record<string, unknown> | undefined) ?? {}) : undefined,
+    headers: h.type === "http" && h.headers && typeof h.headers === "object" ? (h.headers as Record<string, string>) : undefined,
+    allowedEnvVars: Array.isArray(h.allowedEnvVars) ? h.allowedEnvVars.map(String) : [],
+    args: Array.isArray(h.args) ? h.args.map(String) : undefined,
+    timeout: typeof h.timeout === "number" && h.timeout > 0 ? h.timeout : DEFAULT_TIMEOUT_S,
+    onFailure: h.onFailure === "block" ? "block" : "continue",
+    env: at.lp.env,
+    statusMessage: typeof h.statusMessage === "string" ? h.statusMessage : undefined,
+    async: h.async === true || h.asyncRewake === true,
+    duplicates: [],
+  };
+}
+
+/** Every handler of the supported events, in composition order; identical settings handlers once. */
 export function collectHandlers(plugins: readonly LoadedPlugin[], problems: ProblemReport[]): Map<string, Handler[]> {
   const out = new Map<string, Handler[]>();
   const seen = new Map<string, Handler>();
   let index = 0;
   for (const lp of orderSources(plugins)) {
     for (const comp of lp.components.hooks) {
+      const report = (p: Problem) => problems.push({ plugin: lp.id, file: comp.file, ...p });
       for (const [event, groups] of Object.entries(comp.value)) {
         if (!(SUPPORTED_EVENTS as readonly string[]).includes(event)) continue;
         (groups as Array<{ matcher?: string; hooks?: unknown[] }>).forEach((group, gi) => {
           const base = `${comp.jsonPath === "/" ? "" : comp.jsonPath}/${event}/${gi}`;
           const m = compileMatcher(group.matcher);
-          if (m.error) problems.push({ plugin: lp.id, file: comp.file, path: `${base}/matcher`, message: `${m.error}; this group never fires`, severity: "warning" });
+          if (m.error) report({ path: `${base}/matcher`, message: `${m.error}; this group never fires`, severity: "warning" });
           (group.hooks ?? []).forEach((raw, hi) => {
             const h = raw as Record<string, unknown>;
             const jsonPath = `${base}/hooks/${hi}`;
-            if (h.type !== "command" && h.type !== "http" && h.type !== "mcp_tool") {
-              problems.push({
-                plugin: lp.id,
-                file: comp.file,
-                path: `${jsonPath}/type`,
-                message: `hook type "${String(h.type)}" is not supported by toolhost (only "command", "http" and "mcp_tool"; "prompt" and "agent" need a model); this handler is ignored`,
-                severity: "warning",
-              });
-              return;
-            }
-            if (h.type === "mcp_tool") {
-              for (const k of ["server", "tool"] as const) {
-                if (typeof h[k] !== "string" || !h[k]) {
-                  problems.push({ plugin: lp.id, file: comp.file, path: `${jsonPath}/${k}`, message: `mcp_tool hook needs a non-empty "${k}"; this handler is ignored`, severity: "error" });
-                  return;
-                }
-              }
-              if (h.input !== undefined && (typeof h.input !== "object" || h.input === null || Array.isArray(h.input))) {
-                problems.push({ plugin: lp.id, file: comp.file, path: `${jsonPath}/input`, message: `mcp_tool hook "input" must be an object of the tool's arguments; this handler is ignored`, severity: "error" });
-                return;
-              }
-            }
-            const key = h.type === "http" ? "url" : "command";
-            if (h.type !== "mcp_tool" && (typeof h[key] !== "string" || !h[key])) {
-              problems.push({ plugin: lp.id, file: comp.file, path: `${jsonPath}/${key}`, message: `${h.type} hook needs a non-empty "${key}"; this handler is ignored`, severity: "error" });
-              return;
-            }
-            if (h.asyncRewake === true) {
-              problems.push({ plugin: lp.id, file: comp.file, path: `${jsonPath}/asyncRewake`, message: `asyncRewake is not supported; the handler runs as a plain async hook`, severity: "warning" });
-            }
-            const handler: Handler = {
-              event,
-              index: index++,
-              plugin: lp.id,
-              pluginKind: lp.kind,
-              file: comp.file,
-              jsonPath,
-              matcher: group.matcher,
-              matches: m.test,
-              if: typeof h.if === "string" && h.if ? h.if : undefined,
-              rulesRoot: lp.rulesRoot,
-              type: h.type,
-              command: h.type === "mcp_tool" ? `${String(h.server)}/${String(h.tool)}` : String(h[key]),
-              server: h.type === "mcp_tool" ? String(h.server) : undefined,
-              tool: h.type === "mcp_tool" ? String(h.tool) : undefined,
-              input: h.type === "mcp_tool" ? ((h.input as Record<string, unknown> | undefined) ?? {}) : undefined,
-              headers: h.type === "http" && h.headers && typeof h.headers === "object" ? (h.headers as Record<string, string>) : undefined,
-              allowedEnvVars: Array.isArray(h.allowedEnvVars) ? h.allowedEnvVars.map(String) : [],
-              args: Array.isArray(h.args) ? h.args.map(String) : undefined,
-              timeout: typeof h.timeout === "number" && h.timeout > 0 ? h.timeout : DEFAULT_TIMEOUT_S,
-              onFailure: h.onFailure === "block" ? "block" : "continue",
-              env: lp.env,
-              statusMessage: typeof h.statusMessage === "string" ? h.statusMessage : undefined,
-              async: h.async === true || h.asyncRewake === true,
-              duplicates: [],
-            };
+            const problem = checkHandler(h, jsonPath);
+            if (problem) return void report(problem);
+            if (h.asyncRewake === true) report({ path: `${jsonPath}/asyncRewake`, message: `asyncRewake is not supported; the handler runs as a plain async hook`, severity: "warning" });
+            const handler = toHandler(h, { event, index: index++, lp, file: comp.file, jsonPath, matcher: group.matcher, matches: m.test });
             // Identical handlers from settings files run once; a plugin's copy stays separate (formats §3.1).
             if (lp.kind === "settings" || lp.kind === "config") {
               const dedupKey = JSON.stringify([event, handler.type, handler.command, handler.args ?? null, handler.matcher ?? "", handler.if ?? ""]);
               const first = seen.get(dedupKey);
-              if (first) {
-                first.duplicates.push(`${lp.id} ${comp.file}${jsonPath}`);
-                return;
-              }
+              if (first) return void first.duplicates.push(`${lp.id} ${comp.file}${jsonPath}`);
               seen.set(dedupKey, handler);
             }
             let list = out.get(event);

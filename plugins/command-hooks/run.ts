@@ -42,18 +42,34 @@ function inheritedEnv(): Record<string, string> {
 /** Calls an MCP tool for an mcp_tool hook (the plugin wires it to the host's pool). */
 export type McpCaller = (server: string, tool: string, input: Record<string, unknown>, signal: AbortSignal) => Promise<{ text: string; isError: boolean } | { missing: string }>;
 
+/** ${CLAUDE_PLUGIN_DATA} is created on first reference (formats §1.5): when a plugin's hook first runs. */
+function ensureDataDir(h: Handler): void {
+  const dataDir = h.pluginKind === "plugin" ? h.env.CLAUDE_PLUGIN_DATA : undefined;
+  if (!dataDir || createdDataDirs.has(dataDir)) return;
+  createdDataDirs.add(dataDir);
+  try {
+    fs.mkdirSync(dataDir, { recursive: true });
+  } catch {}
+}
+
+/** The exit-code table (formats §3.6): 0 ok, 2 blocks, anything else is a non-blocking error. */
+function exitResult(code: number | null, signal: NodeJS.Signals | null, stdout: string, stderr: string): Omit<RunResult, "ms" | "stdout" | "stderr"> {
+  if (code === null) return { status: "error", exitCode: null, signal, message: `killed by signal ${signal}` };
+  const parsed = parseStdout(stdout);
+  if (code === 0) return { status: "ok", exitCode: 0, ...parsed };
+  if (code === 2) return { status: "block", exitCode: 2, ...parsed };
+  // Any other code is a non-blocking error, but a valid JSON object on stdout is still honoured.
+  if (parsed.json) return { status: "ok", exitCode: code, ...parsed, message: `exit ${code} ignored: stdout carried a JSON object` };
+  const first = stderr.split("\n").find((l) => l.trim())?.trim() ?? "";
+  if (code === 127 || code === 126) return { status: "missing", exitCode: code, message: `${code === 127 ? "command not found" : "command not executable"} (exit ${code})${first ? `: ${first}` : ""}` };
+  return { status: "error", exitCode: code, message: `failed with non-blocking status code ${code}${first ? `: ${first}` : ""}` };
+}
+
 export function runHandler(h: Handler, stdin: string, opts: { cwd: string; projectDir: string; signal?: AbortSignal; callMcp?: McpCaller }): Promise<RunResult> {
   if (h.type === "http") return runHttp(h, stdin, opts.signal);
   if (h.type === "mcp_tool") return runMcpTool(h, stdin, opts.signal, opts.callMcp);
   const t0 = performance.now();
-  // ${CLAUDE_PLUGIN_DATA} is created on first reference (formats §1.5): when a plugin's hook first runs.
-  const dataDir = h.pluginKind === "plugin" ? h.env.CLAUDE_PLUGIN_DATA : undefined;
-  if (dataDir && !createdDataDirs.has(dataDir)) {
-    createdDataDirs.add(dataDir);
-    try {
-      fs.mkdirSync(dataDir, { recursive: true });
-    } catch {}
-  }
+  ensureDataDir(h);
   const env: Record<string, string> = { ...inheritedEnv(), CLAUDE_PROJECT_DIR: opts.projectDir, TOOLHOST_PROJECT_DIR: opts.projectDir, ...h.env };
   return new Promise<RunResult>((resolve) => {
     let stdout = "";
@@ -104,15 +120,7 @@ export function runHandler(h: Handler, stdin: string, opts: { cwd: string; proje
     child.on("close", (code, signal) => {
       if (timedOut) return done({ status: "timeout", exitCode: code, signal, message: `timed out after ${h.timeout} s (process group killed)` });
       if (aborted) return done({ status: "aborted", exitCode: code, signal, message: "the call was aborted" });
-      if (code === null) return done({ status: "error", exitCode: null, signal, message: `killed by signal ${signal}` });
-      const parsed = parseStdout(stdout);
-      if (code === 0) return done({ status: "ok", exitCode: 0, ...parsed });
-      if (code === 2) return done({ status: "block", exitCode: 2, ...parsed });
-      // Any other code is a non-blocking error, but a valid JSON object on stdout is still honoured.
-      if (parsed.json) return done({ status: "ok", exitCode: code, ...parsed, message: `exit ${code} ignored: stdout carried a JSON object` });
-      const first = stderr.split("\n").find((l) => l.trim())?.trim() ?? "";
-      if (code === 127 || code === 126) return done({ status: "missing", exitCode: code, message: `${code === 127 ? "command not found" : "command not executable"} (exit ${code})${first ? `: ${first}` : ""}` });
-      done({ status: "error", exitCode: code, message: `failed with non-blocking status code ${code}${first ? `: ${first}` : ""}` });
+      done(exitResult(code, signal, stdout, stderr));
     });
   });
 }

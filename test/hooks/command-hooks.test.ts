@@ -332,6 +332,40 @@ describe("matchers, if rules, dedup", () => {
     }
   });
 
+  it("`if` follows Claude Code's hook-if semantics (matchesHookIf), not the permission rule matcher", async () => {
+    // formats §3.3: a pattern more specific than the command name runs anyway when $()/backticks/$VAR
+    // are present; an unparseable command fails open; `Edit(src/**)` matches only <cwd>/src.
+    const dir = tmpDir();
+    const push = counter(dir, "push");
+    const edit = counter(dir, "edit");
+    const bash = defineTool({ name: "Bash", description: "records", inputSchema: { properties: { command: { type: "string" } } }, call: (i: { command: string }) => `ran ${i.command}` });
+    const hooks = { PreToolUse: [{ hooks: [{ type: "command", command: push.cmd, if: "Bash(git push *)" }, { type: "command", command: edit.cmd, if: "Edit(src/**)" }] }] };
+    const host = await start(dir, { tools: [bash], config: { hooks } });
+    const bashCases: Array<[string, boolean]> = [
+      ["git status", false],
+      ["git push origin main", true],
+      ["git $(echo push) origin", true],
+      ["echo 'oops", true],
+      ["ls && git push origin", true],
+    ];
+    for (const [cmd, expected] of bashCases) {
+      const before = push.count();
+      await host.execute("Bash", { command: cmd }, { yes: true });
+      expect([cmd, push.count() > before]).toEqual([cmd, expected]);
+    }
+    // The built-in Edit runs after the hook; the files do not exist, so it edits nothing.
+    const editCases: Array<[string, boolean]> = [
+      [path.join(dir, "src", "a.ts"), true],
+      [path.join(dir, "pkg", "src", "a.ts"), false],
+      [path.join(dir, "other.ts"), false],
+    ];
+    for (const [file, expected] of editCases) {
+      const before = edit.count();
+      await host.execute("Edit", { file_path: file, old_string: "a", new_string: "b" }, { yes: true });
+      expect([file, edit.count() > before]).toEqual([file, expected]);
+    }
+  });
+
   it("identical handlers from settings files run once; a plugin's copy stays separate", async () => {
     const dir = tmpDir();
     const c = counter(dir, "dup");

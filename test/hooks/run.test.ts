@@ -3,7 +3,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { directExec, parseStdout, runHandler } from "../../plugins/command-hooks/run.ts";
 import { compileMatcher, type Handler } from "../../plugins/command-hooks/handlers.ts";
-import { composeInputs, interpret } from "../../plugins/command-hooks/compose.ts";
+import { interpret } from "../../plugins/command-hooks/interpret.ts";
+import { composeInputs } from "../../plugins/command-hooks/aggregate.ts";
 import { script, tmpDir } from "./helpers.ts";
 
 const handler = (over: Partial<Handler>): Handler => ({

@@ -53,4 +53,34 @@ describe("toolhost watch", () => {
     expect(lines.at(-1)).toEqual({ event: "stopped", signal: "SIGTERM" });
     expect(stderr).toContain("failed; keeping generation");
   });
+
+  it("reports hook handler changes (a settings hook edit is not \"no tool or rule changes\")", async () => {
+    const cwd = tmpProject();
+    const p1 = path.join(cwd, "plugins/p1");
+    makePlugin(p1, "p1", ["p1_a"]);
+    write(path.join(cwd, "toolhost.config.json"), JSON.stringify({ plugins: ["./plugins/p1"] }));
+    const child = spawn(process.execPath, [BIN, "watch", "--json", "--cwd", cwd], { stdio: ["ignore", "pipe", "ignore"] });
+    const lines: Array<Record<string, any>> = [];
+    let buf = "";
+    child.stdout.on("data", (d: Buffer) => {
+      buf += d.toString();
+      const parts = buf.split("\n");
+      buf = parts.pop() ?? "";
+      for (const line of parts) if (line.trim()) lines.push(JSON.parse(line));
+    });
+    const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+    try {
+      await until(() => lines.find((l) => l.event === "generation"), 30_000, "the first generation");
+      const hooks = { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "./guard.sh", if: "Bash(rm *)" }] }] };
+      write(path.join(cwd, ".claude/settings.json"), JSON.stringify({ hooks }));
+      const g = await until(() => lines.find((l) => l.event === "generation" && l.hooks?.added.length), 15_000, "a hooks change");
+      expect(g.hooks).toEqual({ added: ["PreToolUse Bash ./guard.sh if Bash(rm *) [settings:project]"], removed: [] });
+      write(path.join(cwd, ".claude/settings.json"), JSON.stringify({}));
+      const g2 = await until(() => lines.find((l) => l.event === "generation" && l.hooks?.removed.length), 15_000, "a hook removed");
+      expect(g2.hooks.removed).toEqual(g.hooks.added);
+    } finally {
+      child.kill("SIGTERM");
+    }
+    expect(await exited).toBe(0);
+  });
 });

@@ -13,6 +13,4 @@ export const commands: Command[] = [
   lazy({ name: "explain", summary: "say why a tool is loaded, deferred, excluded or unknown (rule, plugin, file)", usage: "toolhost explain <tool> [--json]" }, () => import("./explain.ts")),
   lazy({ name: "call", summary: "run one tool call through the whole pipeline (rules, hooks, shaping)", usage: "toolhost call <tool> '<json>' [--json] [--dry-run] [--yes] [--trace] [--session ID]", values: ["session"] }, () => import("./call.ts")),
   lazy({ name: "check", summary: "validate a plugin directory (or the whole configuration); exits 1 on errors", usage: "toolhost check [dir] [--json]" }, () => import("./check.ts")),
-  lazy({ name: "watch", summary: "run with hot reload on; print each new generation's diff or why a rebuild failed", usage: "toolhost watch [--json]" }, () => import("./watch.ts")),
-  lazy({ name: "hooks", summary: "list every loaded hook handler with its source (plugin, file, JSON path)", usage: "toolhost hooks [--json]" }, () => import("./hooks.ts")),
 ];

@@ -1,0 +1,54 @@
+/**
+ * `toolhost hooks [--json]` (declared in manifests/command-hooks.json `cliCommands`): every loaded hook
+ * handler with its provenance (like Claude Code's /hooks browser), in composition order: event, matcher,
+ * `if`, type, command/url, timeout, source plugin, file and JSON path.
+ */
+import type { CommandContext, Host } from "../../core/index.ts";
+
+export async function run(ctx: CommandContext): Promise<number> {
+  const host = await ctx.host();
+  try {
+    const rows = handlerRows(host);
+    if (ctx.json) ctx.io.out(JSON.stringify(rows, null, 2));
+    else if (!rows.length) ctx.io.out("no hooks loaded");
+    else
+      for (const r of rows) {
+        ctx.io.out(`${String(r.event).padEnd(20)} ${String(r.matcher).padEnd(16)} ${r.type} ${r.command}${r.if ? `  if ${r.if}` : ""}${r.async ? "  (async)" : ""}`);
+        ctx.io.out(`${"".padEnd(21)}${r.plugin}: ${r.file}${r.jsonPath}`);
+      }
+    return 0;
+  } finally {
+    await host.close();
+  }
+}
+
+/** One row per declared handler (every event, supported or not), in composition order (docs/hooks.md). */
+function handlerRows(host: Host): Array<Record<string, unknown>> {
+  const rows: Array<Record<string, unknown>> = [];
+  const rank = (id: string) => ["config", "settings:project", "settings:local"].indexOf(id) >>> 0;
+  const sources = host.plugins.map((lp, i) => ({ lp, i })).sort((a, b) => rank(a.lp.id) - rank(b.lp.id) || a.i - b.i);
+  for (const { lp } of sources) {
+    for (const comp of lp.components.hooks) {
+      for (const [event, groups] of Object.entries(comp.value)) {
+        (groups as Array<{ matcher?: string; hooks?: Array<Record<string, unknown>> }>).forEach((g, gi) =>
+          (g.hooks ?? []).forEach((h, hi) =>
+            rows.push({
+              event,
+              matcher: g.matcher ?? "*",
+              if: h.if ?? null,
+              type: h.type,
+              command: h.type === "http" ? h.url : [h.command, ...((h.args as string[] | undefined) ?? [])].join(" "),
+              timeout: h.timeout ?? null,
+              async: h.async === true,
+              onFailure: h.onFailure ?? "continue",
+              plugin: lp.id,
+              file: comp.file,
+              jsonPath: `${comp.jsonPath === "/" ? "" : comp.jsonPath}/${event}/${gi}/hooks/${hi}`,
+            }),
+          ),
+        );
+      }
+    }
+  }
+  return rows;
+}
