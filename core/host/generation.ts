@@ -9,7 +9,7 @@ import type { HostConfig, LoadedPlugin, RebuildInfo } from "../types.ts";
 import { loadConfig, type ConfigResult } from "../manifest/config.ts";
 import { loadPlugin } from "../manifest/load.ts";
 import { chooseMode, PERMISSION_MODES, type ModeChoice } from "../manifest/mode.ts";
-import { ajvProblems, configSchema, PENDING_CONTRIBUTIONS, validatorFor } from "../manifest/schema.ts";
+import { ajvProblems, configSchema, validatorFor } from "../manifest/schema.ts";
 import { bundledRank, dedupeSources, initialSources } from "../manifest/sources.ts";
 import { suggest } from "../../lib/text.ts";
 import { problemKey } from "./activate.ts";
@@ -135,7 +135,7 @@ export function checkContributedConfig(h: HostState, gen: Generation, cfg: Confi
   const config: HostConfig = cfg.config;
   const file = cfg.file ?? path.join(h.cwd, "toolhost.config.json");
   const base = cfg.file && path.basename(cfg.file) === "package.json" ? "/toolhost" : "";
-  const owned = new Map<string, object>(Object.entries(PENDING_CONTRIBUTIONS));
+  const owned = new Map<string, object>();
   for (const [k, c] of h.activator.configKeys) owned.set(k, c.value);
   const known = new Set([...Object.keys(configSchema.properties), ...owned.keys()]);
   for (const [key, value] of Object.entries(config)) {

@@ -231,14 +231,3 @@ function describeAjvError(e: ErrorObject): string {
   if (e.keyword === "type") return `must be ${(e.params as { type: string }).type}`;
   return e.message ?? e.keyword;
 }
-
-/**
- * Config keys of bundled plugins that do not contribute their schema yet (ctx.contributeConfig); each
- * moves to its plugin. Checked like a contribution, attributed to "config".
- */
-export const PENDING_CONTRIBUTIONS: Record<string, object> = {
-  output: { type: "object" },
-  transcript: { type: "string" },
-  agentsMd: { type: "object", properties: { files: { type: "array", items: { type: "string", pattern: "^[^/\\\\]+\\.md$" } } }, additionalProperties: false },
-  lsp: { type: "object" },
-};

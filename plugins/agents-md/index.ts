@@ -42,6 +42,8 @@ export function cite(r: { file: string; line: number; text: string }, cwd: strin
 export default definePlugin({
   name: PLUGIN_NAME,
   apply(ctx) {
+    // instruction file names to compile (default ["AGENTS.md"]; e.g. add "CLAUDE.md"): plain names, no paths
+    ctx.contributeConfig("agentsMd", { type: "object", properties: { files: { type: "array", items: { type: "string", pattern: "^[^/\\\\]+\\.md$" } } }, additionalProperties: false });
     ctx.hooks.build.tap(PLUGIN_NAME, (build) => {
       let deny: Live[] = [];
       let reads: Array<Live & { root: string }> = [];

@@ -41,6 +41,7 @@ const VERSION = (() => {
 export default definePlugin({
   name: PLUGIN_NAME,
   apply(ctx) {
+    ctx.contributeConfig("lsp", { type: "object" });
     /** The connection cache: config hash → server, across builds. */
     const servers = new Map<string, LspServer>();
     const keysByGeneration = new Map<number, Set<string>>();

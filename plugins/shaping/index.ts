@@ -45,6 +45,7 @@ function positive(c: unknown): c is number {
 export default definePlugin({
   name: PLUGIN_NAME,
   apply(ctx) {
+    ctx.contributeConfig("output", { type: "object" });
     ctx.hooks.build.tap(PLUGIN_NAME, (build) => {
       const trust = new TrustChecker(build.cwd, [spillRoot()]);
 

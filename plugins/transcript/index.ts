@@ -56,6 +56,7 @@ export function transcriptLine(rec: CallRecord, endedAt = Date.now()): Record<st
 export default definePlugin({
   name: PLUGIN_NAME,
   apply(ctx) {
+    ctx.contributeConfig("transcript", { type: "string" });
     ctx.hooks.build.tap(PLUGIN_NAME, (build) => {
       const target = build.config.transcript;
       if (typeof target !== "string" || !target) return;
