@@ -1,6 +1,6 @@
 import type { CommandContext } from "../context.ts";
 import { UsageError } from "../args.ts";
-import type { AskAnswer } from "../../index.ts";
+import type { AskAnswer, ExecuteOutcome } from "../../index.ts";
 
 /**
  * `toolhost call <tool> '<json>'`. Exit codes: 0 ran and succeeded, 1 the tool reported an error,
@@ -9,62 +9,70 @@ import type { AskAnswer } from "../../index.ts";
 export async function run(ctx: CommandContext): Promise<number> {
   const [name, rawJson] = ctx.args.positionals;
   if (!name) throw new UsageError("call needs a tool name");
-  let input: unknown = {};
-  if (rawJson !== undefined) {
-    try {
-      input = JSON.parse(rawJson);
-    } catch {
-      input = rawJson; // the repair stage gets a chance (trailing commas, unquoted keys …)
-    }
-  }
   const host = await ctx.host();
   try {
     const f = ctx.args.flags;
-    const onAsk =
-      f.yes === true || !ctx.io.isTTY
-        ? undefined
-        : async (req: { tool: string; decision: { reason: string } }): Promise<AskAnswer> => {
-            const a = (await ctx.io.readLine(`Allow ${req.tool}? ${req.decision.reason} [y]es / [n]o / [a]lways: `)).trim().toLowerCase();
-            return a.startsWith("a") ? "allowAlways" : a.startsWith("y") ? "allow" : "deny";
-          };
-    const o = await host.execute(name, input, {
+    const o = await host.execute(name, parseInput(rawJson), {
       source: "cli",
       dryRun: f["dry-run"] === true,
       yes: f.yes === true,
-      onAsk,
+      onAsk: f.yes === true || !ctx.io.isTTY ? undefined : prompt(ctx),
       autoLoadDeferred: true,
       sessionId: typeof f.session === "string" ? f.session : undefined,
     });
-    const code = o.status === "ok" || o.status === "dry-run" ? 0 : o.status === "tool-error" ? 1 : o.status === "unknown-tool" || o.status === "invalid-input" ? 3 : 2;
-    if (ctx.json) {
-      ctx.io.out(
-        JSON.stringify(
-          {
-            decision: o.decision,
-            executed: o.executed,
-            reason: o.reason ?? null,
-            result: { content: o.result.content, isError: !!o.result.isError },
-            trace: o.trace,
-            status: o.status,
-            tool: o.tool,
-            rule: o.rule ?? null,
-            plugin: o.plugin ?? null,
-            file: o.file ?? null,
-          },
-          null,
-          2,
-        ),
-      );
-    } else {
-      for (const c of o.result.content) (o.result.isError ? ctx.io.err : ctx.io.out)(c.type === "text" ? c.text ?? "" : `[${c.type}]`);
-      if (f.trace === true) {
-        ctx.io.err("\ntrace:");
-        for (const t of o.trace) ctx.io.err(`  ${t.stage.padEnd(24)} ${(t.plugin ?? "").padEnd(22)} ${t.ms.toFixed(2).padStart(8)} ms  ${t.outcome ?? ""}`);
-      }
-      if (code === 2) ctx.io.err(`toolhost: ${o.decision === "ask" ? "not approved" : "denied"}: ${o.reason}`);
-    }
+    const code = exitCode(o);
+    if (ctx.json) ctx.io.out(JSON.stringify(outcomeJson(o), null, 2));
+    else printOutcome(ctx, o, code);
     return code;
   } finally {
     await host.close();
   }
+}
+
+/** JSON input, or the raw text for the repair stage to try (trailing commas, unquoted keys …). */
+function parseInput(rawJson: string | undefined): unknown {
+  if (rawJson === undefined) return {};
+  try {
+    return JSON.parse(rawJson);
+  } catch {
+    return rawJson;
+  }
+}
+
+function prompt(ctx: CommandContext) {
+  return async (req: { tool: string; decision: { reason: string } }): Promise<AskAnswer> => {
+    const a = (await ctx.io.readLine(`Allow ${req.tool}? ${req.decision.reason} [y]es / [n]o / [a]lways: `)).trim().toLowerCase();
+    return a.startsWith("a") ? "allowAlways" : a.startsWith("y") ? "allow" : "deny";
+  };
+}
+
+function exitCode(o: ExecuteOutcome): number {
+  if (o.status === "ok" || o.status === "dry-run") return 0;
+  if (o.status === "tool-error") return 1;
+  return o.status === "unknown-tool" || o.status === "invalid-input" ? 3 : 2;
+}
+
+/** The `--json` shape (a contract: README, test/cli). */
+function outcomeJson(o: ExecuteOutcome) {
+  return {
+    decision: o.decision,
+    executed: o.executed,
+    reason: o.reason ?? null,
+    result: { content: o.result.content, isError: !!o.result.isError },
+    trace: o.trace,
+    status: o.status,
+    tool: o.tool,
+    rule: o.rule ?? null,
+    plugin: o.plugin ?? null,
+    file: o.file ?? null,
+  };
+}
+
+function printOutcome(ctx: CommandContext, o: ExecuteOutcome, code: number): void {
+  for (const c of o.result.content) (o.result.isError ? ctx.io.err : ctx.io.out)(c.type === "text" ? c.text ?? "" : `[${c.type}]`);
+  if (ctx.args.flags.trace === true) {
+    ctx.io.err("\ntrace:");
+    for (const t of o.trace) ctx.io.err(`  ${t.stage.padEnd(24)} ${(t.plugin ?? "").padEnd(22)} ${t.ms.toFixed(2).padStart(8)} ms  ${t.outcome ?? ""}`);
+  }
+  if (code === 2) ctx.io.err(`toolhost: ${o.decision === "ask" ? "not approved" : "denied"}: ${o.reason}`);
 }
