@@ -92,6 +92,20 @@ export function readServers(plugins: readonly LoadedPlugin[], cwd: string): Serv
   return { servers: found, byExt, problems };
 }
 
+/** Reports a problem at a field of the server's config (a JSON pointer suffix such as "/command"). */
+type Report = (field: string, message: string) => void;
+
+/** The checked fields of one server's config (meaningful only when no error was reported). */
+interface Checked {
+  command: string;
+  extMap: Record<string, string>;
+  args: string[];
+  env: Record<string, string>;
+  startupTimeout?: number;
+  shutdownTimeout?: number;
+  maxRestarts?: number;
+}
+
 function validate(
   lp: LoadedPlugin,
   name: string,
@@ -102,27 +116,27 @@ function validate(
   problems: ProblemReport[],
 ): ServerDef | undefined {
   const errors: ProblemReport[] = [];
-  const err = (field: string, message: string) => errors.push({ plugin: lp.id, file, path: `${jp}${field}`, message, severity: "error" });
-  const warn = (field: string, message: string) => problems.push({ plugin: lp.id, file, path: `${jp}${field}`, message, severity: "warning" });
+  const err: Report = (field, message) => errors.push({ plugin: lp.id, file, path: `${jp}${field}`, message, severity: "error" });
+  const warn: Report = (field, message) => problems.push({ plugin: lp.id, file, path: `${jp}${field}`, message, severity: "warning" });
   const id = `plugin:${lp.id}:${name}`;
+  const checked = checkFields(name, cfg, err, warn);
+  if (errors.length) {
+    problems.push(...errors.map((p) => ({ ...p, message: `${p.message}; LSP server ${id} is skipped and claims no extensions` })));
+    return undefined;
+  }
+  const def = serverDef(lp, { id, name, file, jsonPath: jp, cwd }, cfg, checked);
+  const missing = whichProblem(def);
+  if (missing) problems.push({ plugin: lp.id, file, path: `${jp}/command`, message: `${missing}; calls for ${Object.keys(checked.extMap).join(" ")} files will fail until it is installed`, severity: "error" });
+  return def;
+}
 
+function checkFields(name: string, cfg: Record<string, unknown>, err: Report, warn: Report): Checked {
   for (const k of Object.keys(cfg)) {
     if (!KNOWN.includes(k)) warn(`/${k}`, `unknown LSP server field "${k}" is ignored${suggest(k, KNOWN)}; the server still starts`);
   }
   const command = cfg.command;
   if (typeof command !== "string" || !command.trim()) err("/command", `LSP server "${name}" needs "command": the executable to start (a non-empty string, e.g. "typescript-language-server")`);
-  const etl = cfg.extensionToLanguage;
-  const extMap: Record<string, string> = {};
-  if (!etl || typeof etl !== "object" || Array.isArray(etl)) err("/extensionToLanguage", `LSP server "${name}" needs "extensionToLanguage": an object mapping file extensions to language ids, e.g. {".ts": "typescript"}`);
-  else {
-    if (!Object.keys(etl).length) err("/extensionToLanguage", "must map at least one extension");
-    for (const [ext, lang] of Object.entries(etl)) {
-      const at = `/extensionToLanguage/${escapePointer(ext)}`;
-      if (!ext.startsWith(".") || ext.length < 2) err(at, `extension key "${ext}" must start with "." and have at least one more character (e.g. ".ts")`);
-      else if (typeof lang !== "string" || !lang) err(at, `language id for "${ext}" must be a non-empty string (an LSP language id such as "typescript")`);
-      else extMap[ext] = lang;
-    }
-  }
+  const extMap = checkExtensions(name, cfg.extensionToLanguage, err);
   let args: string[] = [];
   if (cfg.args !== undefined) {
     if (!Array.isArray(cfg.args) || cfg.args.some((a) => typeof a !== "string" || !a)) err("/args", "must be an array of non-empty strings, e.g. [\"--stdio\"]");
@@ -136,51 +150,71 @@ function validate(
   if (cfg.transport !== undefined && cfg.transport !== "stdio" && cfg.transport !== "socket") err("/transport", `must be "stdio" or "socket"`);
   if (cfg.transport === "socket") warn("/transport", `"socket" is accepted for compatibility, but the server runs over stdio (as in Claude Code)`);
   if (cfg.workspaceFolder !== undefined && typeof cfg.workspaceFolder !== "string") err("/workspaceFolder", "must be a string (a directory)");
-  const posInt = (k: string, min: number): number | undefined => {
-    const v = cfg[k];
-    if (v === undefined) return undefined;
-    if (typeof v !== "number" || !Number.isInteger(v) || v < min) {
-      err(`/${k}`, `must be an integer ≥ ${min}${k.endsWith("Timeout") ? " (milliseconds)" : ""}`);
-      return undefined;
-    }
-    return v;
-  };
-  const startupTimeout = posInt("startupTimeout", 1);
-  const shutdownTimeout = posInt("shutdownTimeout", 1);
-  const maxRestarts = posInt("maxRestarts", 0);
+  const startupTimeout = posInt(cfg, "startupTimeout", 1, err);
+  const shutdownTimeout = posInt(cfg, "shutdownTimeout", 1, err);
+  const maxRestarts = posInt(cfg, "maxRestarts", 0, err);
   for (const k of ["restartOnCrash", "diagnostics"]) if (cfg[k] !== undefined && typeof cfg[k] !== "boolean") err(`/${k}`, "must be true or false");
+  return { command: command as string, extMap, args, env, startupTimeout, shutdownTimeout, maxRestarts };
+}
 
-  if (errors.length) {
-    problems.push(...errors.map((p) => ({ ...p, message: `${p.message}; LSP server ${id} is skipped and claims no extensions` })));
+function checkExtensions(name: string, etl: unknown, err: Report): Record<string, string> {
+  const extMap: Record<string, string> = {};
+  if (!etl || typeof etl !== "object" || Array.isArray(etl)) {
+    err("/extensionToLanguage", `LSP server "${name}" needs "extensionToLanguage": an object mapping file extensions to language ids, e.g. {".ts": "typescript"}`);
+    return extMap;
+  }
+  if (!Object.keys(etl).length) err("/extensionToLanguage", "must map at least one extension");
+  for (const [ext, lang] of Object.entries(etl)) {
+    const at = `/extensionToLanguage/${escapePointer(ext)}`;
+    if (!ext.startsWith(".") || ext.length < 2) err(at, `extension key "${ext}" must start with "." and have at least one more character (e.g. ".ts")`);
+    else if (typeof lang !== "string" || !lang) err(at, `language id for "${ext}" must be a non-empty string (an LSP language id such as "typescript")`);
+    else extMap[ext] = lang;
+  }
+  return extMap;
+}
+
+function posInt(cfg: Record<string, unknown>, k: string, min: number, err: Report): number | undefined {
+  const v = cfg[k];
+  if (v === undefined) return undefined;
+  if (typeof v !== "number" || !Number.isInteger(v) || v < min) {
+    err(`/${k}`, `must be an integer ≥ ${min}${k.endsWith("Timeout") ? " (milliseconds)" : ""}`);
     return undefined;
   }
-  const workspaceFolder = path.resolve(cwd, (cfg.workspaceFolder as string | undefined) ?? ".");
+  return v;
+}
+
+/** A valid server's definition: command resolved against the plugin root, defaults filled in, the cache key hashed. */
+function serverDef(
+  lp: LoadedPlugin,
+  where: { id: string; name: string; file: string; jsonPath: string; cwd: string },
+  cfg: Record<string, unknown>,
+  c: Checked,
+): ServerDef {
+  const workspaceFolder = path.resolve(where.cwd, (cfg.workspaceFolder as string | undefined) ?? ".");
   const resolved = {
-    command: resolveCommand(command as string, lp.root),
-    args,
-    env: { ...lp.env, ...env },
+    command: resolveCommand(c.command, lp.root),
+    args: c.args,
+    env: { ...lp.env, ...c.env },
     initializationOptions: cfg.initializationOptions,
     settings: cfg.settings,
     workspaceFolder,
   };
-  const def: ServerDef = {
+  const { id, name, file, jsonPath } = where;
+  return {
     id,
     name,
     plugin: lp.id,
     file,
-    jsonPath: jp,
+    jsonPath,
     ...resolved,
-    extensionToLanguage: extMap,
-    startupTimeout: startupTimeout ?? DEFAULT_STARTUP_MS,
-    shutdownTimeout,
+    extensionToLanguage: c.extMap,
+    startupTimeout: c.startupTimeout ?? DEFAULT_STARTUP_MS,
+    shutdownTimeout: c.shutdownTimeout,
     restartOnCrash: cfg.restartOnCrash !== false,
-    maxRestarts: maxRestarts ?? DEFAULT_MAX_RESTARTS,
+    maxRestarts: c.maxRestarts ?? DEFAULT_MAX_RESTARTS,
     diagnostics: cfg.diagnostics !== false,
     key: createHash("sha256").update(stableStringify({ ...resolved, id })).digest("hex").slice(0, 16),
   };
-  const missing = whichProblem(def);
-  if (missing) problems.push({ plugin: lp.id, file, path: `${jp}/command`, message: `${missing}; calls for ${Object.keys(extMap).join(" ")} files will fail until it is installed`, severity: "error" });
-  return def;
 }
 
 /** A relative command with a slash is relative to the plugin root (`./bin/server`); bare names go through $PATH. */

@@ -59,7 +59,43 @@ export interface Loc {
   endCharacter: number;
 }
 
+/** One operation's call: the position (0-based, for the server), how to answer, how to ask. */
+interface Op {
+  input: LspInput;
+  rel: string;
+  uri: string;
+  textDocument: { uri: string };
+  position: Position;
+  /** `file:line:character` as the user gave it. */
+  at: string;
+  fmt: Formatter;
+  done(text: string, results: unknown): ToolResult;
+  req<R>(method: string, params: unknown): Promise<R>;
+}
+
 export async function runOperation(server: LspServer, input: LspInput, cwd: string, signal: AbortSignal): Promise<ToolResult> {
+  const op = await prepare(server, input, cwd, signal);
+  switch (input.operation) {
+    case "goToDefinition":
+    case "goToImplementation":
+      return locations(op);
+    case "findReferences":
+      return references(op);
+    case "hover":
+      return hover(op);
+    case "documentSymbol":
+      return documentSymbols(op);
+    case "workspaceSymbol":
+      return workspaceSymbols(op);
+    case "prepareCallHierarchy":
+    case "incomingCalls":
+    case "outgoingCalls":
+      return callHierarchy(op);
+  }
+}
+
+/** Starts the server, checks its capability and the position against the file's current text, and opens the file. */
+async function prepare(server: LspServer, input: LspInput, cwd: string, signal: AbortSignal): Promise<Op> {
   const file = input.filePath;
   const rel = relPath(file, cwd);
   const cap = CAPABILITY[input.operation];
@@ -73,98 +109,105 @@ export async function runOperation(server: LspServer, input: LspInput, cwd: stri
   const lineText = lines[input.line - 1]!.replace(/\r$/, "");
   if (input.character > lineText.length + 1) throw new LspError(`character ${input.character} is past the end of line ${input.line} of ${rel} (${lineText.length} characters)`);
   const position = { line: input.line - 1, character: input.character - 1 };
-  const textDocument = { uri };
-  const at = `${rel}:${input.line}:${input.character}`;
-  const fmt = new Formatter(cwd);
   const base = { operation: input.operation, file: rel, line: input.line, character: input.character, server: server.def.id };
-  const done = (text: string, results: unknown): ToolResult => ({ content: [{ type: "text", text }], structuredContent: { ...base, results } });
-  const req = <R>(method: string, params: unknown) => server.request<R>(method, params, signal);
+  return {
+    input,
+    rel,
+    uri,
+    textDocument: { uri },
+    position,
+    at: `${rel}:${input.line}:${input.character}`,
+    fmt: new Formatter(cwd),
+    done: (text, results) => ({ content: [{ type: "text", text }], structuredContent: { ...base, results } }),
+    req: <R>(method: string, params: unknown) => server.request<R>(method, params, signal),
+  };
+}
 
-  switch (input.operation) {
-    case "goToDefinition":
-    case "goToImplementation": {
-      const method = input.operation === "goToDefinition" ? "textDocument/definition" : "textDocument/implementation";
-      const what = input.operation === "goToDefinition" ? "definition" : "implementation";
-      const locs = toLocs(await req(method, { textDocument, position }));
-      if (!locs.length) return done(`No ${what} found for the symbol at ${at}.`, []);
-      return done(`Found ${plural(locs.length, what)}:\n${locs.map((l) => `  ${fmt.loc(l)}`).join("\n")}`, locs.map((l) => fmt.out(l)));
-    }
-    case "findReferences": {
-      const all = toLocs(await req("textDocument/references", { textDocument, position, context: { includeDeclaration: true } }));
-      const locs = all.filter((l) => !HIDDEN_DIRS.test(l.file));
-      const hidden = all.length - locs.length ? ` (${all.length - locs.length} more in node_modules/venv/.git hidden)` : "";
-      if (!locs.length) return done(`No references found for the symbol at ${at}${hidden}.`, []);
-      const byFile = groupBy(locs, (l) => l.file);
-      const body = [...byFile].map(([f, ls]) => `${fmt.rel(f)}\n${ls.map((l) => `  ${fmt.loc(l, false)}`).join("\n")}`).join("\n");
-      return done(`Found ${plural(locs.length, "reference")} in ${plural(byFile.size, "file")}${hidden}:\n${body}`, locs.map((l) => fmt.out(l)));
-    }
-    case "hover": {
-      const h: any = await req("textDocument/hover", { textDocument, position });
-      const body = hoverText(h?.contents);
-      if (!body) return done(`No hover information for ${at}.`, null);
-      return done(`Hover at ${at}:\n${body}`, { contents: body, range: h?.range ? fmt.out(rangeLoc(uri, h.range)) : undefined });
-    }
-    case "documentSymbol": {
-      const syms: any[] = (await req<any[]>("textDocument/documentSymbol", { textDocument })) ?? [];
-      if (!syms.length) return done(`No symbols found in ${rel}.`, []);
-      const out: string[] = [];
-      const flat: unknown[] = [];
-      const walk = (s: any, depth: number, container?: string) => {
-        const r: Range = s.selectionRange ?? s.range ?? s.location?.range;
-        const l = rangeLoc(s.location?.uri ?? uri, r);
-        out.push(`${"  ".repeat(depth)}- ${s.name} (${kindName(s.kind)}) ${l.line}:${l.character}${s.detail ? ` ${s.detail}` : ""}`);
-        flat.push({ name: s.name, kind: kindName(s.kind), container: container ?? s.containerName, ...fmt.out(l) });
-        for (const c of byPosition(s.children ?? [])) walk(c, depth + 1, s.name);
-      };
-      // In source order, like an editor's outline (servers often sort by name).
-      for (const s of byPosition(syms)) walk(s, 0);
-      return done(`${plural(flat.length, "symbol")} in ${rel}:\n${out.join("\n")}`, flat);
-    }
-    case "workspaceSymbol": {
-      const query = input.query ?? "";
-      const syms: any[] = (await req<any[]>("workspace/symbol", { query })) ?? [];
-      const mapped = syms
-        .filter((s) => typeof s?.location?.uri === "string")
-        .map((s) => ({ s, l: rangeLoc(s.location.uri, s.location.range ?? { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }) }));
-      const shown = mapped.filter((m) => !HIDDEN_DIRS.test(m.l.file));
-      const hidden = mapped.length - shown.length ? ` (${mapped.length - shown.length} more in node_modules/venv/.git hidden)` : "";
-      const q = query ? ` matching "${query}"` : "";
-      if (!shown.length) return done(`No workspace symbols found${q}${hidden}.${query ? "" : ' Pass "query" (part of a symbol name) to search.'}`, []);
-      return done(
-        `Found ${plural(shown.length, "symbol")}${q}${hidden}:\n${shown.map(({ s, l }) => `  ${s.name} (${kindName(s.kind)}) ${fmt.rel(l.file)}:${l.line}:${l.character}${s.containerName ? ` in ${s.containerName}` : ""}`).join("\n")}`,
-        shown.map(({ s, l }) => ({ name: s.name, kind: kindName(s.kind), container: s.containerName, ...fmt.out(l) })),
-      );
-    }
-    case "prepareCallHierarchy":
-    case "incomingCalls":
-    case "outgoingCalls": {
-      const items: any[] = (await req<any[]>("textDocument/prepareCallHierarchy", { textDocument, position })) ?? [];
-      if (!items.length) return done(`No call hierarchy item (function, method…) at ${at}.`, []);
-      const item = (i: any) => {
-        const l = rangeLoc(i.uri, i.selectionRange ?? i.range);
-        return { text: `${i.name} (${kindName(i.kind)}) ${fmt.rel(l.file)}:${l.line}:${l.character}${i.detail ? ` ${i.detail}` : ""}`, out: { name: i.name, kind: kindName(i.kind), ...fmt.out(l) } };
-      };
-      if (input.operation === "prepareCallHierarchy") {
-        return done(`Call hierarchy ${items.length === 1 ? "item" : "items"} at ${at}:\n${items.map((i) => `  ${item(i).text}`).join("\n")}`, items.map((i) => item(i).out));
-      }
-      const incoming = input.operation === "incomingCalls";
-      const out: string[] = [];
-      const results: unknown[] = [];
-      for (const it of items) {
-        const calls: any[] = (await req<any[]>(incoming ? "callHierarchy/incomingCalls" : "callHierarchy/outgoingCalls", { item: it })) ?? [];
-        out.push(`${incoming ? "Incoming calls to" : "Outgoing calls from"} ${item(it).text}:`);
-        if (!calls.length) out.push(incoming ? "  (no callers found)" : "  (no calls found)");
-        for (const c of calls) {
-          const other = item(incoming ? c.from : c.to);
-          // fromRanges are in the caller's file for incoming calls and in this item's file for outgoing ones.
-          const sites = (c.fromRanges ?? []).map((r: Range) => `${r.start.line + 1}:${r.start.character + 1}`);
-          out.push(`  ${other.text}${sites.length ? ` — call ${sites.length === 1 ? "site" : "sites"} ${sites.join(", ")}` : ""}`);
-          results.push({ ...other.out, callSites: (c.fromRanges ?? []).map((r: Range) => ({ line: r.start.line + 1, character: r.start.character + 1 })) });
-        }
-      }
-      return done(out.join("\n"), results);
+async function locations({ input, textDocument, position, at, fmt, done, req }: Op): Promise<ToolResult> {
+  const method = input.operation === "goToDefinition" ? "textDocument/definition" : "textDocument/implementation";
+  const what = input.operation === "goToDefinition" ? "definition" : "implementation";
+  const locs = toLocs(await req(method, { textDocument, position }));
+  if (!locs.length) return done(`No ${what} found for the symbol at ${at}.`, []);
+  return done(`Found ${plural(locs.length, what)}:\n${locs.map((l) => `  ${fmt.loc(l)}`).join("\n")}`, locs.map((l) => fmt.out(l)));
+}
+
+async function references({ textDocument, position, at, fmt, done, req }: Op): Promise<ToolResult> {
+  const all = toLocs(await req("textDocument/references", { textDocument, position, context: { includeDeclaration: true } }));
+  const locs = all.filter((l) => !HIDDEN_DIRS.test(l.file));
+  const hidden = all.length - locs.length ? ` (${all.length - locs.length} more in node_modules/venv/.git hidden)` : "";
+  if (!locs.length) return done(`No references found for the symbol at ${at}${hidden}.`, []);
+  const byFile = groupBy(locs, (l) => l.file);
+  const body = [...byFile].map(([f, ls]) => `${fmt.rel(f)}\n${ls.map((l) => `  ${fmt.loc(l, false)}`).join("\n")}`).join("\n");
+  return done(`Found ${plural(locs.length, "reference")} in ${plural(byFile.size, "file")}${hidden}:\n${body}`, locs.map((l) => fmt.out(l)));
+}
+
+async function hover({ uri, textDocument, position, at, fmt, done, req }: Op): Promise<ToolResult> {
+  const h: any = await req("textDocument/hover", { textDocument, position });
+  const body = hoverText(h?.contents);
+  if (!body) return done(`No hover information for ${at}.`, null);
+  return done(`Hover at ${at}:\n${body}`, { contents: body, range: h?.range ? fmt.out(rangeLoc(uri, h.range)) : undefined });
+}
+
+async function documentSymbols({ rel, uri, textDocument, fmt, done, req }: Op): Promise<ToolResult> {
+  const syms: any[] = (await req<any[]>("textDocument/documentSymbol", { textDocument })) ?? [];
+  if (!syms.length) return done(`No symbols found in ${rel}.`, []);
+  const out: string[] = [];
+  const flat: unknown[] = [];
+  const walk = (s: any, depth: number, container?: string) => {
+    const r: Range = s.selectionRange ?? s.range ?? s.location?.range;
+    const l = rangeLoc(s.location?.uri ?? uri, r);
+    out.push(`${"  ".repeat(depth)}- ${s.name} (${kindName(s.kind)}) ${l.line}:${l.character}${s.detail ? ` ${s.detail}` : ""}`);
+    flat.push({ name: s.name, kind: kindName(s.kind), container: container ?? s.containerName, ...fmt.out(l) });
+    for (const c of byPosition(s.children ?? [])) walk(c, depth + 1, s.name);
+  };
+  // In source order, like an editor's outline (servers often sort by name).
+  for (const s of byPosition(syms)) walk(s, 0);
+  return done(`${plural(flat.length, "symbol")} in ${rel}:\n${out.join("\n")}`, flat);
+}
+
+async function workspaceSymbols({ input, fmt, done, req }: Op): Promise<ToolResult> {
+  const query = input.query ?? "";
+  const syms: any[] = (await req<any[]>("workspace/symbol", { query })) ?? [];
+  const mapped = syms
+    .filter((s) => typeof s?.location?.uri === "string")
+    .map((s) => ({ s, l: rangeLoc(s.location.uri, s.location.range ?? { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }) }));
+  const shown = mapped.filter((m) => !HIDDEN_DIRS.test(m.l.file));
+  const hidden = mapped.length - shown.length ? ` (${mapped.length - shown.length} more in node_modules/venv/.git hidden)` : "";
+  const q = query ? ` matching "${query}"` : "";
+  if (!shown.length) return done(`No workspace symbols found${q}${hidden}.${query ? "" : ' Pass "query" (part of a symbol name) to search.'}`, []);
+  return done(
+    `Found ${plural(shown.length, "symbol")}${q}${hidden}:\n${shown.map(({ s, l }) => `  ${s.name} (${kindName(s.kind)}) ${fmt.rel(l.file)}:${l.line}:${l.character}${s.containerName ? ` in ${s.containerName}` : ""}`).join("\n")}`,
+    shown.map(({ s, l }) => ({ name: s.name, kind: kindName(s.kind), container: s.containerName, ...fmt.out(l) })),
+  );
+}
+
+async function callHierarchy(op: Op): Promise<ToolResult> {
+  const { input, textDocument, position, at, fmt, done, req } = op;
+  const items: any[] = (await req<any[]>("textDocument/prepareCallHierarchy", { textDocument, position })) ?? [];
+  if (!items.length) return done(`No call hierarchy item (function, method…) at ${at}.`, []);
+  const item = (i: any) => {
+    const l = rangeLoc(i.uri, i.selectionRange ?? i.range);
+    return { text: `${i.name} (${kindName(i.kind)}) ${fmt.rel(l.file)}:${l.line}:${l.character}${i.detail ? ` ${i.detail}` : ""}`, out: { name: i.name, kind: kindName(i.kind), ...fmt.out(l) } };
+  };
+  if (input.operation === "prepareCallHierarchy") {
+    return done(`Call hierarchy ${items.length === 1 ? "item" : "items"} at ${at}:\n${items.map((i) => `  ${item(i).text}`).join("\n")}`, items.map((i) => item(i).out));
+  }
+  const incoming = input.operation === "incomingCalls";
+  const out: string[] = [];
+  const results: unknown[] = [];
+  for (const it of items) {
+    const calls: any[] = (await req<any[]>(incoming ? "callHierarchy/incomingCalls" : "callHierarchy/outgoingCalls", { item: it })) ?? [];
+    out.push(`${incoming ? "Incoming calls to" : "Outgoing calls from"} ${item(it).text}:`);
+    if (!calls.length) out.push(incoming ? "  (no callers found)" : "  (no calls found)");
+    for (const c of calls) {
+      const other = item(incoming ? c.from : c.to);
+      // fromRanges are in the caller's file for incoming calls and in this item's file for outgoing ones.
+      const sites = (c.fromRanges ?? []).map((r: Range) => `${r.start.line + 1}:${r.start.character + 1}`);
+      out.push(`  ${other.text}${sites.length ? ` — call ${sites.length === 1 ? "site" : "sites"} ${sites.join(", ")}` : ""}`);
+      results.push({ ...other.out, callSites: (c.fromRanges ?? []).map((r: Range) => ({ line: r.start.line + 1, character: r.start.character + 1 })) });
     }
   }
+  return done(out.join("\n"), results);
 }
 
 function byPosition(syms: any[]): any[] {
