@@ -9,7 +9,8 @@
  */
 import { analyzeShell, crudeSplit, type SimpleCommand } from "./shell.ts";
 import type { PathRef, ShellWord } from "./words.ts";
-import { DATA_HEADS, EDIT_OPS, EXEC_THROUGH, EXEC_THROUGH2, NULL_DEVICES, SAFE_ENV, SHELLS, WRAPPERS, fileArgs, readOnlyCommand } from "./commands.ts";
+import { DATA_HEADS, EDIT_OPS, EXEC_THROUGH, NULL_DEVICES, SAFE_ENV, WRAPPERS, fileArgs, readOnlyCommand } from "./commands.ts";
+import { lit, runsCode, type CodeRun } from "./segments.ts";
 
 export { compileBashPattern, flagFormMatches, globToRegex, type BashPattern } from "./pattern.ts";
 export { SAFE_ENV } from "./commands.ts";
@@ -52,8 +53,6 @@ export interface BashFacts {
 const MAX_LEN = 10_000;
 /** Environment variables whose value programs run as a command. */
 const COMMAND_VARS = new Set(["GIT_SSH_COMMAND", "GIT_EDITOR", "GIT_PAGER", "GIT_SEQUENCE_EDITOR", "EDITOR", "VISUAL", "PAGER", "MANPAGER", "PROMPT_COMMAND", "LESSOPEN", "SSH_ASKPASS", "GIT_ASKPASS"]);
-/** git config keys whose value is a command (`!cmd` for aliases). */
-const GIT_COMMAND_CONFIG = /^(core\.(?:pager|editor|sshCommand|fsmonitor|hooksPath)|alias\.[^=]+|sequence\.editor|diff\.[^=]+\.textconv|filter\.[^=]+\.(?:clean|smudge|process)|credential\.helper|pager\.[^=]+)=(.*)$/s;
 
 const factsCache = new Map<string, BashFacts>();
 
@@ -137,6 +136,26 @@ function crudeInner(command: string, dir: string): Segment[] {
 
 /** One simple command → its segment, plus inner segments for commands it runs. */
 function segmentsOf(sc: SimpleCommand, dir: string, cwd: string, depth: number, vars?: ReadonlyMap<string, string>): Segment[] {
+  const { redirectWrites, reads } = redirectsOf(sc, dir);
+  const fullWords = sc.words;
+  if (!fullWords.length) return [assignmentSegment(sc, dir, redirectWrites, reads)];
+  const run: CodeRun = { inner: [], shells: [] };
+  // Variables whose value is a command the program will run (`GIT_SSH_COMMAND='rm -rf /' git fetch`).
+  for (const a of sc.assigns) if (COMMAND_VARS.has(a.name)) run.shells.push(literalValue(a.raw.slice(a.raw.indexOf("=") + 1)) || a.raw.slice(a.raw.indexOf("=") + 1));
+  const words = fullWords.slice(stripWrappers(fullWords, run));
+  if (!words.length) return [wrappersOnlySegment(fullWords, dir, redirectWrites, run), ...innerSegments(run.inner, run.shells, dir, cwd, depth)];
+  const head = words[0]!;
+  const name = head.dynamic ? "" : base(head.value);
+  computedHead(head, words, run, vars);
+  if (sc.decl && sc.assigns.some((a) => !SAFE_ENV.has(a.name) && !/^[a-z_][a-z0-9_]*$/.test(a.name))) run.unallowable ??= "it exports variables that change later commands";
+  // Shells and code runners.
+  runsCode(name, words, run);
+  const seg = commandSegment(sc, words, name, dir, depth, run.unallowable, redirectWrites, reads);
+  return [seg, ...innerSegments(run.inner, run.shells, dir, cwd, depth)];
+}
+
+/** Output redirection targets and `<` inputs of a simple command. */
+function redirectsOf(sc: SimpleCommand, dir: string): { redirectWrites: PathRef[]; reads: PathRef[] } {
   const redirectWrites: PathRef[] = [];
   const reads: PathRef[] = [];
   for (const r of sc.redirects) {
@@ -144,29 +163,27 @@ function segmentsOf(sc: SimpleCommand, dir: string, cwd: string, depth: number, 
     if (w) redirectWrites.push(w);
     else if (r.op === "<") reads.push(ref(r.target, dir));
   }
-  const fullWords = sc.words;
+  return { redirectWrites, reads };
+}
+
+/** A bare assignment changes the environment of later commands: only harmless names pass. */
+function assignmentSegment(sc: SimpleCommand, dir: string, redirectWrites: PathRef[], reads: PathRef[]): Segment {
   const unsafeAssigns = sc.assigns.filter((a) => !SAFE_ENV.has(a.name) && !/^[a-z_][a-z0-9_]*$/.test(a.name));
-  if (!fullWords.length) {
-    // A bare assignment changes the environment of later commands: only harmless names pass.
-    const seg = emptySegment(dir, redirectWrites);
-    seg.reads = reads;
-    if (unsafeAssigns.length) {
-      seg.words = sc.assigns.map((a) => a.raw);
-      seg.text = seg.rawText = seg.words.join(" ");
-      seg.denyTexts = [seg.text];
-      seg.readOnly = false;
-      seg.unallowable = `it sets ${unsafeAssigns.map((a) => a.name).join(", ")} for the commands after it`;
-    }
-    return [seg];
+  const seg = emptySegment(dir, redirectWrites);
+  seg.reads = reads;
+  if (unsafeAssigns.length) {
+    seg.words = sc.assigns.map((a) => a.raw);
+    seg.text = seg.rawText = seg.words.join(" ");
+    seg.denyTexts = [seg.text];
+    seg.readOnly = false;
+    seg.unallowable = `it sets ${unsafeAssigns.map((a) => a.name).join(", ")} for the commands after it`;
   }
-  const out: Segment[] = [];
-  const inner: ShellWord[][] = [];
-  const shells: string[] = [];
-  let unallowable: string | undefined;
+  return seg;
+}
+
+/** Strip wrappers (and remember in `run` what they hid); returns the index of the wrapped command. */
+function stripWrappers(fullWords: ShellWord[], run: CodeRun): number {
   let extraAssigns: string[] = [];
-  // Variables whose value is a command the program will run (`GIT_SSH_COMMAND='rm -rf /' git fetch`).
-  for (const a of sc.assigns) if (COMMAND_VARS.has(a.name)) shells.push(literalValue(a.raw.slice(a.raw.indexOf("=") + 1)) || a.raw.slice(a.raw.indexOf("=") + 1));
-  // Strip wrappers (and remember what they hid).
   let i = 0;
   for (let guard = 0; guard < 8 && i < fullWords.length; guard++) {
     const w = fullWords[i]!;
@@ -179,110 +196,52 @@ function segmentsOf(sc: SimpleCommand, dir: string, cwd: string, depth: number, 
     }
     const name = base(w.value);
     if (!WRAPPERS.has(name)) break;
-    const j = skipWrapper(name, fullWords, i, (e) => (extraAssigns = [...extraAssigns, e]), (why) => (unallowable ??= why), inner, shells);
+    const j = skipWrapper(name, fullWords, i, (e) => (extraAssigns = [...extraAssigns, e]), (why) => (run.unallowable ??= why), run.inner, run.shells);
     if (j === undefined) break;
     i = j;
   }
-  const words = fullWords.slice(i);
-  if (!words.length) {
-    // Only wrappers (`env`, `time`): prints or runs nothing — unless a wrapper ran a string (`env -S`).
-    const seg = emptySegment(dir, redirectWrites);
-    seg.words = fullWords.map((w) => w.value);
-    seg.text = seg.rawText = seg.words.join(" ");
-    seg.denyTexts = [seg.text];
-    seg.unallowable = unallowable;
-    seg.readOnly = !unallowable;
-    return [seg, ...innerSegments(inner, shells, dir, cwd, depth)];
-  }
-  const vals = words.map((w) => w.value);
-  const head = words[0]!;
-  const name = head.dynamic ? "" : base(head.value);
+  return i;
+}
+
+/** Only wrappers (`env`, `time`): prints or runs nothing — unless a wrapper ran a string (`env -S`). */
+function wrappersOnlySegment(fullWords: ShellWord[], dir: string, redirectWrites: PathRef[], run: CodeRun): Segment {
+  const seg = emptySegment(dir, redirectWrites);
+  seg.words = fullWords.map((w) => w.value);
+  seg.text = seg.rawText = seg.words.join(" ");
+  seg.denyTexts = [seg.text];
+  seg.unallowable = run.unallowable;
+  seg.readOnly = !run.unallowable;
+  return seg;
+}
+
+/** A command name computed at run time (`$c`, `{rm,-rf,/}`): never allowable; known values become inner commands. */
+function computedHead(head: ShellWord, words: ShellWord[], run: CodeRun, vars?: ReadonlyMap<string, string>): void {
   if (head.dynamic) {
-    unallowable ??= "the command name is computed at run time";
+    run.unallowable ??= "the command name is computed at run time";
     const v = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(head.raw);
     const known = v ? vars?.get(v[1]!) : undefined;
-    if (known) inner.push([...known.split(/\s+/).filter(Boolean).map(lit), ...words.slice(1)]);
+    if (known) run.inner.push([...known.split(/\s+/).filter(Boolean).map(lit), ...words.slice(1)]);
   } else if (!head.quoted && /\{[^{}]*,[^{}]*\}/.test(head.value)) {
     // `{rm,-rf,/}` is `rm -rf /` after brace expansion.
-    unallowable ??= "the command name comes from brace expansion";
-    inner.push(words.flatMap((w) => (w.quoted || w.dynamic ? [w] : expandBraces(w.value).map(lit))));
+    run.unallowable ??= "the command name comes from brace expansion";
+    run.inner.push(words.flatMap((w) => (w.quoted || w.dynamic ? [w] : expandBraces(w.value).map(lit))));
   }
-  if (sc.decl && sc.assigns.some((a) => !SAFE_ENV.has(a.name) && !/^[a-z_][a-z0-9_]*$/.test(a.name))) unallowable ??= "it exports variables that change later commands";
+}
 
-  // Shells and code runners.
-  if (SHELLS.has(name)) {
-    const c = words.findIndex((w, k) => k > 0 && /^-[a-z]*c[a-z]*$/.test(w.value));
-    if (c > 0) {
-      unallowable ??= `it runs another shell (${name} -c)`;
-      if (words[c + 1]) shells.push(words[c + 1]!.value);
-    } else if (!words.slice(1).some((w) => !w.value.startsWith("-")) || words.some((w) => /^-[a-z]*s[a-z]*$/.test(w.value))) {
-      unallowable ??= `${name} runs commands read from its input`;
-    }
-  } else if (name === "git" && words.some((w) => w.value === "-c")) {
-    // `git -c core.pager='rm -rf /' log`, `git -c alias.x='!sh -c …' x`: config values that are commands.
-    for (let k = 1; k + 1 < words.length && words[k]!.value.startsWith("-"); k++) {
-      const m = words[k]!.value === "-c" ? GIT_COMMAND_CONFIG.exec(words[k + 1]!.value) : null;
-      if (m) {
-        unallowable ??= `git -c ${m[1]} sets a command git will run`;
-        shells.push(m[2]!.replace(/^!/, ""));
-      }
-    }
-  } else if (name === "eval") {
-    unallowable ??= "eval runs a string as a command";
-    shells.push(vals.slice(1).join(" "));
-  } else if (name === "source" || name === ".") {
-    unallowable ??= `${name} runs a script in this shell`;
-  } else if (name === "exec") {
-    unallowable ??= "exec replaces the shell with another command";
-    if (words.length > 1) inner.push(words.slice(1).filter((w, k) => k > 0 || !w.value.startsWith("-")));
-  } else if (name === "find") {
-    for (let k = 1; k < words.length; k++) {
-      const v = words[k]!.value;
-      if (/^-(exec|execdir|ok|okdir)$/.test(v)) {
-        unallowable ??= `find ${v} runs a command`;
-        const end = words.findIndex((x, m) => m > k && (x.value === ";" || x.value === "+"));
-        inner.push(words.slice(k + 1, end < 0 ? undefined : end));
-      } else if (v === "-delete") {
-        unallowable ??= "find -delete deletes files";
-        const starts = words.slice(1).filter((x) => !x.value.startsWith("-") && !x.value.startsWith("(") && !x.value.startsWith("!"));
-        inner.push([{ value: "rm", raw: "rm", dynamic: false, quoted: false }, ...starts.slice(0, 1)]);
-      } else if (/^-(fprint|fprint0|fprintf|fls)$/.test(v)) {
-        unallowable ??= `find ${v} writes a file`;
-      }
-    }
-  } else if (name === "xargs") {
-    // Only reached when xargs had flags (bare xargs is a wrapper).
-    unallowable ??= "xargs with options runs a command built from its input";
-    inner.push(skipOptions(words, 1, "IiLlnPsdEeaR"));
-  } else if (EXEC_THROUGH[name] && words.length > 1) {
-    const spec = EXEC_THROUGH[name]!;
-    const rest = skipOptions(words, 1, spec.opts ?? "").slice(spec.skip);
-    const cIdx = name === "flock" ? words.findIndex((w) => w.value === "-c") : -1;
-    if (cIdx > 0 && words[cIdx + 1]) shells.push(words[cIdx + 1]!.value);
-    else if (rest.length) inner.push(rest);
-  } else if (name === "watch" && words.length > 1) {
-    unallowable ??= "watch runs its arguments through a shell";
-    shells.push(skipOptions(words, 1, "nd").map((w) => w.value).join(" "));
-  } else if ((name === "su" || name === "script" || name === "runuser") && words.some((w) => w.value === "-c")) {
-    unallowable ??= `${name} -c runs a shell`;
-    const k = words.findIndex((w) => w.value === "-c");
-    if (words[k + 1]) shells.push(words[k + 1]!.value);
-  } else if (name === "ssh" && words.length > 2) {
-    const rest = skipOptions(words, 1, "bcDEeFIiJLlmOopQRSWw").slice(1);
-    if (rest.length) {
-      unallowable ??= "ssh runs a command on another machine";
-      shells.push(rest.map((w) => w.value).join(" "));
-    }
-  } else if (words.length > 2 && EXEC_THROUGH2[`${name} ${vals[1]}`]) {
-    const spec = EXEC_THROUGH2[`${name} ${vals[1]}`]!;
-    let rest = words.slice(2);
-    const dd = rest.findIndex((w) => w.value === "--");
-    if (spec.afterDashDash && dd >= 0) rest = rest.slice(dd + 1);
-    else rest = skipOptions(rest, 0, "").slice(spec.skip);
-    if (rest.length) inner.push(rest);
-  }
-
-  // Readers and writers.
+/** The segment of the command itself: readers and writers, deny texts, suspects. */
+function commandSegment(
+  sc: SimpleCommand,
+  words: ShellWord[],
+  name: string,
+  dir: string,
+  depth: number,
+  unallowable: string | undefined,
+  redirectWrites: PathRef[],
+  reads: PathRef[],
+): Segment {
+  const fullWords = sc.words;
+  const vals = words.map((w) => w.value);
+  const head = words[0]!;
   const ro = readOnlyCommand(name, vals);
   const io = fileArgs(name, words, dir);
   reads.push(...io.reads);
@@ -312,8 +271,7 @@ function segmentsOf(sc: SimpleCommand, dir: string, cwd: string, depth: number, 
       if (!w.dynamic && !w.quoted && /^[A-Za-z_][A-Za-z0-9_.+-]*$/.test(w.value)) seg.suspects.push(vals.slice(k).join(" "));
     }
   }
-  out.push(seg, ...innerSegments(inner, shells, dir, cwd, depth));
-  return out;
+  return seg;
 }
 
 /** Segments for commands run by another command (deny/ask only). */
@@ -401,26 +359,9 @@ function skipWrapper(
   return undefined;
 }
 
-/** Skip options (and the values of options in `argOpts`) starting at `from`; stops at `--` or the first operand. */
-function skipOptions(ws: ShellWord[], from: number, argOpts: string): ShellWord[] {
-  let k = from;
-  while (k < ws.length) {
-    const a = ws[k]!.value;
-    if (a === "--") return ws.slice(k + 1);
-    if (!a.startsWith("-") || a === "-") break;
-    if (!a.startsWith("--") && a.length === 2 && argOpts.includes(a[1]!)) k += 2;
-    else k++;
-  }
-  return ws.slice(k);
-}
-
 function textOf(sc: SimpleCommand, words: ShellWord[], raw: boolean): string {
   const env = sc.assigns.filter((a) => !SAFE_ENV.has(a.name)).map((a) => a.raw);
   return [...env, ...words.map((w) => (raw ? w.raw : w.value))].join(" ");
-}
-
-function lit(value: string): ShellWord {
-  return { value, raw: value, dynamic: false, quoted: false };
 }
 
 /** A variable's value as the shell would see it, for simple literal assignments (else ""). */

@@ -1,0 +1,187 @@
+/**
+ * Per-program knowledge of commands that run other code (`bash -c`, `eval`, `find -exec`, `sudo` …):
+ * one small handler per program, dispatched by `runsCode`. A handler records why a prefix rule may
+ * never approve the command and which word lists / shell strings it runs (checked by deny/ask only).
+ */
+import type { ShellWord } from "./words.ts";
+import { EXEC_THROUGH, EXEC_THROUGH2, SHELLS } from "./commands.ts";
+
+/** What a command runs besides itself, collected while reading its words. */
+export interface CodeRun {
+  /** Word lists run as commands. */
+  inner: ShellWord[][];
+  /** Strings run by a shell. */
+  shells: string[];
+  /** Why a prefix rule may never approve the command (first reason wins). */
+  unallowable?: string;
+}
+
+/** Handles one program's words; returns false when the words are not a form it knows (the next rule applies). */
+type ProgramHandler = (name: string, words: ShellWord[], run: CodeRun) => boolean;
+
+/** git config keys whose value is a command (`!cmd` for aliases). */
+const GIT_COMMAND_CONFIG = /^(core\.(?:pager|editor|sshCommand|fsmonitor|hooksPath)|alias\.[^=]+|sequence\.editor|diff\.[^=]+\.textconv|filter\.[^=]+\.(?:clean|smudge|process)|credential\.helper|pager\.[^=]+)=(.*)$/s;
+
+function flag(run: CodeRun, why: string): void {
+  run.unallowable ??= why;
+}
+
+function shellRunner(name: string, words: ShellWord[], run: CodeRun): boolean {
+  const c = words.findIndex((w, k) => k > 0 && /^-[a-z]*c[a-z]*$/.test(w.value));
+  if (c > 0) {
+    flag(run, `it runs another shell (${name} -c)`);
+    if (words[c + 1]) run.shells.push(words[c + 1]!.value);
+  } else if (!words.slice(1).some((w) => !w.value.startsWith("-")) || words.some((w) => /^-[a-z]*s[a-z]*$/.test(w.value))) {
+    flag(run, `${name} runs commands read from its input`);
+  }
+  return true;
+}
+
+/** `git -c core.pager='rm -rf /' log`, `git -c alias.x='!sh -c …' x`: config values that are commands. */
+function git(_name: string, words: ShellWord[], run: CodeRun): boolean {
+  if (!words.some((w) => w.value === "-c")) return false;
+  for (let k = 1; k + 1 < words.length && words[k]!.value.startsWith("-"); k++) {
+    const m = words[k]!.value === "-c" ? GIT_COMMAND_CONFIG.exec(words[k + 1]!.value) : null;
+    if (m) {
+      flag(run, `git -c ${m[1]} sets a command git will run`);
+      run.shells.push(m[2]!.replace(/^!/, ""));
+    }
+  }
+  return true;
+}
+
+function evalString(_name: string, words: ShellWord[], run: CodeRun): boolean {
+  flag(run, "eval runs a string as a command");
+  run.shells.push(words.slice(1).map((w) => w.value).join(" "));
+  return true;
+}
+
+function source(name: string, _words: ShellWord[], run: CodeRun): boolean {
+  flag(run, `${name} runs a script in this shell`);
+  return true;
+}
+
+function exec(_name: string, words: ShellWord[], run: CodeRun): boolean {
+  flag(run, "exec replaces the shell with another command");
+  if (words.length > 1) run.inner.push(words.slice(1).filter((w, k) => k > 0 || !w.value.startsWith("-")));
+  return true;
+}
+
+function find(_name: string, words: ShellWord[], run: CodeRun): boolean {
+  for (let k = 1; k < words.length; k++) {
+    const v = words[k]!.value;
+    if (/^-(exec|execdir|ok|okdir)$/.test(v)) {
+      flag(run, `find ${v} runs a command`);
+      const end = words.findIndex((x, m) => m > k && (x.value === ";" || x.value === "+"));
+      run.inner.push(words.slice(k + 1, end < 0 ? undefined : end));
+    } else if (v === "-delete") {
+      flag(run, "find -delete deletes files");
+      const starts = words.slice(1).filter((x) => !x.value.startsWith("-") && !x.value.startsWith("(") && !x.value.startsWith("!"));
+      run.inner.push([lit("rm"), ...starts.slice(0, 1)]);
+    } else if (/^-(fprint|fprint0|fprintf|fls)$/.test(v)) {
+      flag(run, `find ${v} writes a file`);
+    }
+  }
+  return true;
+}
+
+/** Only reached when xargs had flags (bare xargs is a wrapper). */
+function xargs(_name: string, words: ShellWord[], run: CodeRun): boolean {
+  flag(run, "xargs with options runs a command built from its input");
+  run.inner.push(skipOptions(words, 1, "IiLlnPsdEeaR"));
+  return true;
+}
+
+function watch(_name: string, words: ShellWord[], run: CodeRun): boolean {
+  if (words.length <= 1) return false;
+  flag(run, "watch runs its arguments through a shell");
+  run.shells.push(skipOptions(words, 1, "nd").map((w) => w.value).join(" "));
+  return true;
+}
+
+/** `su -c`, `script -c`, `runuser -c`. */
+function dashC(name: string, words: ShellWord[], run: CodeRun): boolean {
+  if (!words.some((w) => w.value === "-c")) return false;
+  flag(run, `${name} -c runs a shell`);
+  const k = words.findIndex((w) => w.value === "-c");
+  if (words[k + 1]) run.shells.push(words[k + 1]!.value);
+  return true;
+}
+
+function ssh(_name: string, words: ShellWord[], run: CodeRun): boolean {
+  if (words.length <= 2) return false;
+  const rest = skipOptions(words, 1, "bcDEeFIiJLlmOopQRSWw").slice(1);
+  if (rest.length) {
+    flag(run, "ssh runs a command on another machine");
+    run.shells.push(rest.map((w) => w.value).join(" "));
+  }
+  return true;
+}
+
+/** Programs in EXEC_THROUGH (`sudo`, `npx`, `flock` …): the rest of their arguments is a command. */
+function execThrough(name: string, words: ShellWord[], run: CodeRun): boolean {
+  if (!EXEC_THROUGH[name] || words.length <= 1) return false;
+  const spec = EXEC_THROUGH[name]!;
+  const rest = skipOptions(words, 1, spec.opts ?? "").slice(spec.skip);
+  const cIdx = name === "flock" ? words.findIndex((w) => w.value === "-c") : -1;
+  if (cIdx > 0 && words[cIdx + 1]) run.shells.push(words[cIdx + 1]!.value);
+  else if (rest.length) run.inner.push(rest);
+  return true;
+}
+
+/** Two-word heads in EXEC_THROUGH2 (`npm exec`, `docker exec CONTAINER` …). */
+function execThrough2(name: string, words: ShellWord[], run: CodeRun): boolean {
+  if (words.length <= 2 || !EXEC_THROUGH2[`${name} ${words[1]!.value}`]) return false;
+  const spec = EXEC_THROUGH2[`${name} ${words[1]!.value}`]!;
+  let rest = words.slice(2);
+  const dd = rest.findIndex((w) => w.value === "--");
+  if (spec.afterDashDash && dd >= 0) rest = rest.slice(dd + 1);
+  else rest = skipOptions(rest, 0, "").slice(spec.skip);
+  if (rest.length) run.inner.push(rest);
+  return true;
+}
+
+/** Named programs, tried after the shells and before the EXEC_THROUGH tables. */
+const PROGRAMS: Record<string, ProgramHandler> = {
+  git,
+  eval: evalString,
+  source,
+  ".": source,
+  exec,
+  find,
+  xargs,
+  watch,
+  su: dashC,
+  script: dashC,
+  runuser: dashC,
+  ssh,
+};
+
+/** Record in `run` what the command `words` (program `name`, "" when computed) runs besides itself. */
+export function runsCode(name: string, words: ShellWord[], run: CodeRun): void {
+  if (SHELLS.has(name)) {
+    shellRunner(name, words, run);
+    return;
+  }
+  const handler = Object.hasOwn(PROGRAMS, name) ? PROGRAMS[name] : undefined;
+  if (handler?.(name, words, run)) return;
+  if (execThrough(name, words, run)) return;
+  execThrough2(name, words, run);
+}
+
+/** Skip options (and the values of options in `argOpts`) starting at `from`; stops at `--` or the first operand. */
+export function skipOptions(ws: ShellWord[], from: number, argOpts: string): ShellWord[] {
+  let k = from;
+  while (k < ws.length) {
+    const a = ws[k]!.value;
+    if (a === "--") return ws.slice(k + 1);
+    if (!a.startsWith("-") || a === "-") break;
+    if (!a.startsWith("--") && a.length === 2 && argOpts.includes(a[1]!)) k += 2;
+    else k++;
+  }
+  return ws.slice(k);
+}
+
+export function lit(value: string): ShellWord {
+  return { value, raw: value, dynamic: false, quoted: false };
+}
