@@ -3,8 +3,7 @@
  * call has the same shape; what most calls never use (data, the AbortSignal) is made on first read.
  */
 import { randomUUID } from "node:crypto";
-import { TRACE, type BuildHooks, type CallSource, type CallState, type Decision, type ExecuteOptions, type HookDecision, type HostConfig, type HostView, type ReadFilter, type SessionData, type Tool, type ToolCallContext, type ToolResult, type TraceEntry } from "../types.ts";
-import type { PoolSnapshot } from "../types.ts";
+import { TRACE, type BuildHooks, type CallSource, type CallState, type Decision, type ExecuteOptions, type HookDecision, type HostConfig, type HostView, type PoolSnapshot, type ReadFilter, type SessionData, type Tool, type ToolCallContext, type ToolResult, type TraceEntry } from "../types.ts";
 import type { ValidateFunction } from "ajv";
 
 /** What a call needs of its Build: frozen at the Build's creation, never the next generation's. */

@@ -1,10 +1,9 @@
 /** What the long-lived Host keeps between generations; read and written by the rebuild path. */
 import type { ProblemReport } from "../errors.ts";
 import type { Build } from "../build/build.ts";
-import type { HostConfig, HostHooks, HostView, LoadedPlugin, Logger, ModeSource, PluginSource, PoolDiff, PoolSnapshot } from "../types.ts";
-import type { Activator } from "./activate.ts";
+import type { AskAnswer, AskRequest, HostConfig, HostHooks, HostView, LoadedPlugin, Logger, ModeSource, PluginDefinition, PluginSource, PoolDiff, PoolSnapshot, Tool } from "../types.ts";
 import type { ModeChoice } from "../manifest/mode.ts";
-import type { Tool, PluginDefinition, AskAnswer, AskRequest } from "../types.ts";
+import type { Activator } from "./activate.ts";
 
 export interface HostOptions {
   cwd?: string;

@@ -1,5 +1,5 @@
 import { errorMessage, UsageError, type CommandContext } from "../../core/index.ts";
-import { McpServeHub, serviceLink } from "./hub.ts";
+import { McpServeHub } from "./hub.ts";
 import { serveHttp } from "./http.ts";
 import { serveStdio } from "./stdio.ts";
 
@@ -21,9 +21,8 @@ export async function run(ctx: CommandContext): Promise<number> {
     // stdout carries JSON-RPC: anything a plugin prints with console.log must not corrupt it.
     for (const k of ["log", "info", "debug", "warn"] as const) console[k] = (...a: unknown[]) => console.error(...a);
   }
-  const link = serviceLink();
-  const host = await ctx.host({ watch: f["no-watch"] !== true, plugins: [link.plugin] });
-  const hub = new McpServeHub(host, { log, upstream: link.service });
+  const host = await ctx.host({ watch: f["no-watch"] !== true });
+  const hub = new McpServeHub(host, { log });
   let stopping = false;
   const stop = async () => {
     if (stopping) return;

@@ -13,7 +13,7 @@
  *   stdio.ts     the stdio transport
  *   http.ts      the Streamable HTTP transport and its sessions; guard.ts its Host/Origin/token checks
  */
-export { McpServeHub, SERVE_TAP, serviceLink, type ServeOptions } from "./hub.ts";
+export { McpServeHub, SERVE_TAP, type ServeOptions } from "./hub.ts";
 export { ClientSession } from "./session.ts";
 export { MCP_CONNECTIONS, parseResourceUri, resourceUri, type UpstreamServer, type UpstreamServers } from "./upstream.ts";
 export { toCallResult, toMcpTool, type McpTool } from "./tools.ts";

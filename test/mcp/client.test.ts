@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHost, resultText, type Host } from "../../core/index.ts";
-import { alive, SERVERS, stdio, tmpDir, waitFor, writeJson, mcpOf, viewPlugin } from "./helpers.ts";
+import { alive, SERVERS, stdio, tmpDir, waitFor, writeJson, mcpOf } from "./helpers.ts";
 
 function pidOf(host: Host, segment: string): number | undefined {
   return mcpOf(host)?.bySegment(segment)?.pid;
@@ -25,7 +25,7 @@ describe("real npm MCP servers over stdio", () => {
         everything: stdio(SERVERS.everything),
       },
     });
-    host = await createHost({ plugins: [viewPlugin], cwd: dir });
+    host = await createHost({ cwd: dir });
   });
   afterAll(async () => {
     await host?.close();
@@ -116,7 +116,7 @@ describe("quirky fixture server", () => {
       loud: stdio(SERVERS.quirky, [], { env: { QUIRKY_STDOUT_BANNER: "1" }, include: ["echo", "p*"], exclude: ["pid"] }),
       broken: stdio(SERVERS.quirky, [], { env: { QUIRKY_MODE: "fail" } }),
     });
-    host = await createHost({ plugins: [viewPlugin], cwd: dir });
+    host = await createHost({ cwd: dir });
   });
   afterAll(async () => {
     await host?.close();
@@ -246,7 +246,7 @@ describe("interrupting an MCP call", () => {
     const dir = tmpDir();
     // No per-server timeout: only the interrupt can cancel the slow call.
     writeJson(path.join(dir, "toolhost.config.json"), { mcpServers: { quirky: stdio(SERVERS.quirky, [], { include: ["slow", "cancelled"] }) } });
-    host = await createHost({ plugins: [viewPlugin], cwd: dir });
+    host = await createHost({ cwd: dir });
   });
   afterAll(async () => {
     await host?.close();
@@ -280,7 +280,7 @@ describe("startup timeout", () => {
         slow: stdio(SERVERS.quirky, [], { env: { QUIRKY_MODE: "slow-start", QUIRKY_DELAY: "4000" }, startupTimeout: 400 }),
       },
     });
-    const host = await createHost({ plugins: [viewPlugin], cwd: dir });
+    const host = await createHost({ cwd: dir });
     try {
       // The host started without waiting for the slow server (it is still sleeping).
       expect(host.pool.byName.get("mcp__fast__echo")).toBeDefined();
@@ -305,7 +305,7 @@ describe("plugin-provided servers", () => {
     fs.symlinkSync(path.join(path.dirname(SERVERS.quirky), "..", "..", "..", "node_modules"), path.join(plug, "node_modules"));
     writeJson(path.join(plug, ".claude-plugin", "plugin.json"), { name: "my-plugin" });
     writeJson(path.join(plug, ".mcp.json"), { mcpServers: { q: { command: process.execPath, args: ["${CLAUDE_PLUGIN_ROOT}/server/quirky.mjs"], include: ["echo"] } } });
-    const host = await createHost({ plugins: [viewPlugin], cwd: dir, pluginDirs: [plug] });
+    const host = await createHost({ cwd: dir, pluginDirs: [plug] });
     try {
       const t = host.pool.byName.get("mcp__plugin_my-plugin_q__echo")!;
       expect(t).toBeDefined();

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { definePlugin, type Host, type HostView } from "../../core/index.ts";
+import type { Host } from "../../core/index.ts";
 import { MCP_CONNECTIONS, type McpManager } from "../../plugins/mcp/index.ts";
 
 export const ROOT = path.resolve(import.meta.dirname, "..", "..");
@@ -67,11 +67,7 @@ export default {
   return root;
 }
 
-const views = new WeakMap<object, HostView>();
-/** An in-process plugin that keeps its host's view, so a test can read services (`mcpOf`). */
-export const viewPlugin = definePlugin({ name: "test-view", apply: (ctx) => void views.set(ctx.host.options, ctx.host) });
-
-/** The mcp plugin's "mcp.connections" service of a host created with `plugins: [viewPlugin]`. */
+/** The mcp plugin's "mcp.connections" service of a host. */
 export function mcpOf(host: Host): McpManager | undefined {
-  return views.get(host.options)?.service<McpManager>(MCP_CONNECTIONS);
+  return host.service<McpManager>(MCP_CONNECTIONS);
 }

@@ -8,7 +8,7 @@ import path from "node:path";
 import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHost, resultText, type Host } from "../../core/index.ts";
-import { NODE, ROOT, SERVERS, tmpDir, waitFor, writeJson, mcpOf, viewPlugin } from "./helpers.ts";
+import { NODE, ROOT, SERVERS, tmpDir, waitFor, writeJson, mcpOf } from "./helpers.ts";
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -45,7 +45,7 @@ describe("HTTP transports", () => {
       },
     });
     process.env.TEST_HTTP_PORT = String(http.port);
-    host = await createHost({ plugins: [viewPlugin], cwd: dir });
+    host = await createHost({ cwd: dir });
   });
   afterAll(async () => {
     await host?.close();
@@ -99,7 +99,7 @@ describe("headersHelper (a real script against a server that demands a token)", 
         slow: { type: "http", url, headersHelper: "./slow.sh", headersHelperTimeout: 300 },
       },
     });
-    host = await createHost({ plugins: [viewPlugin], cwd: dir });
+    host = await createHost({ cwd: dir });
   });
   afterAll(async () => {
     await host?.close();

@@ -14,7 +14,7 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { ElicitRequestSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { createHost, type Host } from "../../core/index.ts";
 import http from "node:http";
-import { McpServeHub, parseResourceUri, refuseRequest, resourceUri, serviceLink } from "../../plugins/mcp-serve/serve.ts";
+import { McpServeHub, parseResourceUri, refuseRequest, resourceUri } from "../../plugins/mcp-serve/serve.ts";
 import { alive, INSPECTOR_CLI, NODE, SERVERS, stdio, TOOLHOST_BIN, tmpDir, waitFor, writeJson, writePolicyPlugin } from "./helpers.ts";
 
 const ALLOW = ["mcp__quirky__echo", "mcp__quirky__slow", "mcp__quirky__cancelled", "mcp__quirky__add_tool", "mcp__quirky__remove_tool", "mcp__quirky__pid", "mcp__quirky__zz_*", "mcp__memory__*", "ToolSearch"];
@@ -255,9 +255,8 @@ describe("list_changed exactly once per visible change (in-process client)", () 
     dir = tmpDir("toolhost-serve-ip-");
     cfgFile = path.join(dir, "toolhost.config.json");
     writeJson(cfgFile, { mcpServers: { quirky: stdio(SERVERS.quirky, [], { alwaysLoad: true, include: ["echo", "pid"] }) } });
-    const link = serviceLink();
-    host = await createHost({ cwd: dir, debounceMs: 10, plugins: [link.plugin] });
-    hub = new McpServeHub(host, { log: () => {}, upstream: link.service });
+    host = await createHost({ cwd: dir, debounceMs: 10 });
+    hub = new McpServeHub(host, { log: () => {} });
     const [a, b] = InMemoryTransport.createLinkedPair();
     await hub.createSession().connect(a);
     client = new Client({ name: "in-process", version: "1" });
