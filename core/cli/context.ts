@@ -25,6 +25,14 @@ export interface Command {
   /** Extra flags that take a value / may repeat. */
   values?: string[];
   repeat?: string[];
+  /**
+   * Every flag of the command beyond the global ones, as `"name": "what it does"` (`"name VALUE"` for a
+   * flag that takes a value). Shown by `--help`; any other flag is a usage error. A command without
+   * `flags` (a plugin's, declared before they existed) has its flags unchecked.
+   */
+  flags?: Record<string, string>;
+  /** Exit codes and what they mean, for `--help` (`"0": "…"`). */
+  exits?: Record<string, string>;
   run(ctx: CommandContext): Promise<number>;
 }
 

@@ -1,35 +1,29 @@
 /**
  * `toolhost` CLI. Global flags: --cwd DIR, --config FILE, --plugin-dir DIR (repeatable), --mode MODE,
- * --json, --help. Core commands are listed in ./commands/index.ts; bundled plugins add theirs through
- * `cliCommands` in their manifests.
+ * --json, --help, --version. Core commands are listed in ./commands/index.ts; bundled plugins add theirs
+ * through `cliCommands` in their manifests (./plugin-commands.ts).
  */
+import fs from "node:fs";
 import readline from "node:readline";
 import { parseArgs, UsageError } from "./args.ts";
-import fs from "node:fs";
-import path from "node:path";
 import { commands as coreCommands } from "./commands/index.ts";
 import { createHost, hostOptionsFrom, type CliIO, type Command, type CommandContext } from "./context.ts";
-import { fileURLToPath } from "node:url";
+import { commandHelp, completion, flagName, GLOBAL_FLAGS, usage } from "./help.ts";
+import { pluginCommands } from "./plugin-commands.ts";
 import { errorMessage } from "../errors.ts";
+import { suggest } from "../../lib/text.ts";
 
-const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const BUNDLED_MANIFESTS = path.join(PACKAGE_ROOT, "manifests");
 
 const GLOBAL_VALUES = ["cwd", "config", "plugin-dir", "mode"];
 const GLOBAL_REPEAT = ["plugin-dir"];
+const GLOBAL_NAMES = [...Object.keys(GLOBAL_FLAGS).map(flagName), "version"];
 
-export const GLOBAL_HELP = `Global flags:
-  --cwd DIR          working directory (default: current directory)
-  --config FILE      config file (default: searched with cosmiconfig)
-  --plugin-dir DIR   load a plugin directory (repeatable)
-  --mode MODE        permission mode: default, acceptEdits, plan, dontAsk, bypassPermissions
-  --json             machine-readable output
-  --help             help for a command`;
-
+/** Output that survives a closed pipe (`toolhost tools | head`): EPIPE ends the process quietly. */
 export function defaultIO(): CliIO {
+  for (const s of [process.stdout, process.stderr]) if (!s.listenerCount("error")) s.on("error", (e: NodeJS.ErrnoException) => (e.code === "EPIPE" ? process.exit(process.exitCode ?? 0) : undefined));
   return {
-    out: (t) => process.stdout.write(t.endsWith("\n") ? t : t + "\n"),
-    err: (t) => process.stderr.write(t.endsWith("\n") ? t : t + "\n"),
+    out: (t) => void process.stdout.write(t.endsWith("\n") ? t : t + "\n"),
+    err: (t) => void process.stderr.write(t.endsWith("\n") ? t : t + "\n"),
     isTTY: !!process.stdin.isTTY && !!process.stderr.isTTY,
     readLine: (prompt) =>
       new Promise((resolve) => {
@@ -42,100 +36,56 @@ export function defaultIO(): CliIO {
   };
 }
 
-interface CliCommandSpec {
-  name: string;
-  summary: string;
-  usage?: string;
-  values?: string[];
-  repeat?: string[];
-  module: string;
-}
-
-/**
- * Commands the bundled plugins declare in their manifests (`cliCommands`): metadata from the JSON, the
- * module imported only when the command runs. So core names no plugin and a plugin's command lives with
- * its plugin. A name core already has is skipped (core's commands are the contract).
- */
-export function pluginCommands(taken: ReadonlySet<string>): Command[] {
-  const out: Command[] = [];
-  let files: string[] = [];
-  try {
-    files = fs.readdirSync(BUNDLED_MANIFESTS).filter((f) => f.endsWith(".json")).sort();
-  } catch {
-    return out;
-  }
-  for (const f of files) {
-    let specs: CliCommandSpec[] = [];
-    try {
-      const m = JSON.parse(fs.readFileSync(path.join(BUNDLED_MANIFESTS, f), "utf8")) as { cliCommands?: CliCommandSpec[] };
-      specs = Array.isArray(m.cliCommands) ? m.cliCommands : [];
-    } catch {
-      continue; // a broken manifest is reported by the host like any other
-    }
-    for (const spec of specs) {
-      if (!spec || typeof spec.name !== "string" || typeof spec.module !== "string" || taken.has(spec.name) || out.some((c) => c.name === spec.name)) continue;
-      const file = path.resolve(PACKAGE_ROOT, spec.module);
-      out.push({
-        name: spec.name,
-        summary: spec.summary ?? "",
-        usage: spec.usage ?? `toolhost ${spec.name}`,
-        values: spec.values,
-        repeat: spec.repeat,
-        run: async (ctx) => {
-          const mod = (await import(file)) as { run?: (c: CommandContext) => Promise<number> };
-          if (typeof mod.run !== "function") throw new Error(`${file} (cliCommands "${spec.name}" of ${f}) does not export run(ctx)`);
-          return mod.run(ctx);
-        },
-      });
-    }
-  }
-  return out;
-}
-
 let allCommands: Command[] | undefined;
 function commandList(): Command[] {
   return (allCommands ??= [...coreCommands, ...pluginCommands(new Set(coreCommands.map((c) => c.name)))]);
 }
 
-function usage(): string {
-  const commands = commandList();
-  const w = Math.max(...commands.map((c) => c.name.length));
-  return `toolhost — the tool runtime of a coding agent, as a plugin host
+function version(): string {
+  const pkg = JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+  return `toolhost ${pkg.version}`;
+}
 
-Usage: toolhost <command> [flags]
+/** The words before any command: `help [cmd]`, `completion SHELL`, `--version`, `--help`, or nothing. */
+function meta(argv: string[], io: CliIO): number | undefined {
+  const [first, second] = argv.filter((a) => !a.startsWith("-"));
+  if (first === "help") {
+    const cmd = second === undefined ? undefined : commandList().find((c) => c.name === second);
+    if (second !== undefined && !cmd) return unknownCommand(second, io);
+    io.out(cmd ? commandHelp(cmd) : usage(commandList()));
+    return 0;
+  }
+  if (first === "completion") {
+    const script = completion(second ?? "", commandList());
+    if (script === undefined) throw new UsageError(`completion needs a shell: bash or zsh${second ? `, got ${JSON.stringify(second)}` : ""}`);
+    io.out(script);
+    return 0;
+  }
+  if (first !== undefined) return undefined;
+  const flags = parseArgs(argv, { values: GLOBAL_VALUES, repeat: GLOBAL_REPEAT, known: new Set(GLOBAL_NAMES) }).flags;
+  if (flags.version) io.out(version());
+  else io.out(usage(commandList()));
+  return flags.version || flags.help ? 0 : 3;
+}
 
-Commands:
-${commands.map((c) => `  ${c.name.padEnd(w)}  ${c.summary}`).join("\n")}
-
-${GLOBAL_HELP}
-
-Run "toolhost <command> --help" for a command's flags.`;
+function unknownCommand(name: string, io: CliIO): number {
+  io.err(`toolhost: unknown command "${name}"${suggest(name, [...commandList().map((c) => c.name), "help", "completion"])}\n\n${usage(commandList())}`);
+  return 3;
 }
 
 export async function main(argv: string[], io: CliIO = defaultIO()): Promise<number> {
   const cmdName = argv.find((a) => !a.startsWith("-"));
   const cmd = commandList().find((c) => c.name === cmdName);
   try {
-    const args = parseArgs(argv, { values: [...GLOBAL_VALUES, ...(cmd?.values ?? [])], repeat: [...GLOBAL_REPEAT, ...(cmd?.repeat ?? [])] });
-    if (!cmd) {
-      if (args.flags.help || !cmdName) {
-        io.out(usage());
-        return cmdName || args.flags.help ? 0 : 3;
-      }
-      io.err(`toolhost: unknown command "${cmdName}"\n\n${usage()}`);
-      return 3;
-    }
+    if (!cmd) return meta(argv, io) ?? unknownCommand(cmdName!, io);
+    const known = cmd.flags ? new Set([...GLOBAL_NAMES, ...Object.keys(cmd.flags).map(flagName)]) : undefined;
+    const args = parseArgs(argv, { values: [...GLOBAL_VALUES, ...(cmd.values ?? [])], repeat: [...GLOBAL_REPEAT, ...(cmd.repeat ?? [])], known });
     if (args.flags.help) {
-      io.out(`Usage: ${cmd.usage}\n\n${cmd.summary}\n\n${GLOBAL_HELP}`);
+      io.out(commandHelp(cmd));
       return 0;
     }
     args.positionals.splice(args.positionals.indexOf(cmd.name), 1);
-    const ctx: CommandContext = {
-      args,
-      io,
-      json: args.flags.json === true,
-      host: (extra) => createHost({ ...hostOptionsFrom(args), ...extra }),
-    };
+    const ctx: CommandContext = { args, io, json: args.flags.json === true, host: (extra) => createHost({ ...hostOptionsFrom(args), ...extra }) };
     return await cmd.run(ctx);
   } catch (e) {
     if (e instanceof UsageError) {

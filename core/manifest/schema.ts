@@ -104,6 +104,10 @@ export const manifestSchema = {
           values: { type: "array", items: { type: "string" } },
           /** Flags that may repeat. */
           repeat: { type: "array", items: { type: "string" } },
+          /** Every flag beyond the global ones, `"name [VALUE]": "what it does"`; with it, other flags are usage errors. */
+          flags: { type: "object", additionalProperties: { type: "string" } },
+          /** Exit codes and their meaning, for --help. */
+          exits: { type: "object", additionalProperties: { type: "string" } },
           module: { type: "string" },
         },
       },

@@ -9,8 +9,29 @@ type Meta = Omit<Command, "run">;
 const lazy = (meta: Meta, load: () => Promise<{ run(ctx: CommandContext): Promise<number> }>): Command => ({ ...meta, run: async (ctx) => (await load()).run(ctx) });
 
 export const commands: Command[] = [
-  lazy({ name: "tools", summary: "list the tool pool as the model sees it (loaded, deferred, excluded, errors)", usage: "toolhost tools [--json]" }, () => import("./tools.ts")),
-  lazy({ name: "explain", summary: "say why a tool is loaded, deferred, excluded or unknown (rule, plugin, file)", usage: "toolhost explain <tool> [--json]" }, () => import("./explain.ts")),
-  lazy({ name: "call", summary: "run one tool call through the whole pipeline (rules, hooks, shaping)", usage: "toolhost call <tool> '<json>' [--json] [--dry-run] [--yes] [--trace] [--session ID]", values: ["session"] }, () => import("./call.ts")),
-  lazy({ name: "check", summary: "validate a plugin directory (or the whole configuration); exits 1 on errors", usage: "toolhost check [dir] [--json]" }, () => import("./check.ts")),
+  lazy({ name: "tools", summary: "list the tool pool as the model sees it (loaded, deferred, excluded, errors)", usage: "toolhost tools [--json]", flags: {} }, () => import("./tools.ts")),
+  lazy(
+    { name: "explain", summary: "say why a tool is loaded, deferred, excluded or unknown (rule, plugin, file)", usage: "toolhost explain <tool> [--json]", flags: {}, exits: { "1": "the tool is unknown" } },
+    () => import("./explain.ts"),
+  ),
+  lazy(
+    {
+      name: "call",
+      summary: "run one tool call through the whole pipeline (rules, hooks, shaping)",
+      usage: "toolhost call <tool> '<json>' [--json] [--dry-run] [--yes] [--trace] [--session ID]",
+      values: ["session"],
+      flags: {
+        "dry-run": "decide only: run every stage before the tool, then stop",
+        yes: "approve an ask without prompting (without it and without a terminal, an ask is not run)",
+        trace: "print each stage's decision (stage, plugin, rule, file)",
+        "session ID": "run in session ID (ToolSearch loads, read state, approvals)",
+      },
+      exits: { "0": "ran and succeeded", "1": "the tool reported an error", "2": "denied, blocked or not approved", "3": "bad usage (unknown tool, invalid input)" },
+    },
+    () => import("./call.ts"),
+  ),
+  lazy(
+    { name: "check", summary: "validate a plugin directory (or the whole configuration); exits 1 on errors", usage: "toolhost check [dir] [--json]", flags: {}, exits: { "1": "errors were found" } },
+    () => import("./check.ts"),
+  ),
 ];
