@@ -16,6 +16,7 @@ export const BUNDLED_MANIFESTS: readonly string[] = [
   "modes.json", //          permission-mode and tool-set filtering of the pool
   "permissions.json", //    allow/ask/deny rules, modes, read-only defaults
   "plugin-tools.json", //   tools from plugin manifests' `tools` modules
+  "scaffold.json", //       `toolhost init`: a new plugin package
   "shaping.json", //        output budgets, trust headers, injection advisory
   "tool-search.json", //    ToolSearch and deferral
   "transcript.json", //     the call transcript

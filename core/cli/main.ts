@@ -48,7 +48,8 @@ function version(): string {
 
 /** The words before any command: `help [cmd]`, `completion SHELL`, `--version`, `--help`, or nothing. */
 function meta(argv: string[], io: CliIO): number | undefined {
-  const [first, second] = argv.filter((a) => !a.startsWith("-"));
+  const first = commandName(argv);
+  const second = first === undefined ? undefined : commandName(argv.slice(argv.indexOf(first) + 1));
   if (first === "help") {
     const cmd = second === undefined ? undefined : commandList().find((c) => c.name === second);
     if (second !== undefined && !cmd) return unknownCommand(second, io);
@@ -73,8 +74,19 @@ function unknownCommand(name: string, io: CliIO): number {
   return 3;
 }
 
+/** The first word that is neither a flag nor a global flag's value (`--plugin-dir . call …` runs `call`). */
+function commandName(argv: string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--") return argv[i + 1];
+    if (!a.startsWith("-")) return a;
+    if (GLOBAL_VALUES.includes(a.slice(2))) i++;
+  }
+  return undefined;
+}
+
 export async function main(argv: string[], io: CliIO = defaultIO()): Promise<number> {
-  const cmdName = argv.find((a) => !a.startsWith("-"));
+  const cmdName = commandName(argv);
   const cmd = commandList().find((c) => c.name === cmdName);
   try {
     if (!cmd) return meta(argv, io) ?? unknownCommand(cmdName!, io);

@@ -36,6 +36,13 @@ describe("CLI hygiene", () => {
     expect(run(["search", "read file", "--limt", "3"]).stderr).toContain('(did you mean "--limit"?)');
   });
 
+  it("a global flag's value before the command is not taken for the command", () => {
+    const r = run(["--cwd", ROOT, "help", "call"]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain("Usage: toolhost call");
+    expect(run(["--mode", "plan", "explain", "Write", "--json"]).stdout).toContain('"name": "Write"');
+  });
+
   it("an unknown command exits 3 with a did-you-mean", () => {
     const r = run(["tool"]);
     expect(r.status).toBe(3);

@@ -24,4 +24,8 @@ describe("public API", () => {
     const out = execFileSync(process.execPath, ["--input-type=module", "-e", `import { UsageError, loadConfig, createHost } from "toolhost"; console.log(typeof UsageError, typeof loadConfig, typeof createHost)`], { cwd: ROOT, encoding: "utf8" });
     expect(out.trim()).toBe("function function function");
   });
+  it("toolhost/testing exports exactly testing/index.ts's value exports", async () => {
+    const declared = Object.keys(await import("../../testing/index.ts")).sort();
+    expect(packageExports("toolhost/testing")).toEqual(declared);
+  });
 });
