@@ -8,6 +8,7 @@ export const BUNDLED_MANIFESTS: readonly string[] = [
   "agents-md.json", //      AGENTS.md rules compiled into deny/ask rules, read filters and post-edit reminders
   "builtin-tools.json", //  Read, Write, Edit, Glob, Grep, Bash, TaskOutput, TaskStop, exec sessions
   "claude-settings.json", // .claude/settings*.json and .mcp.json as sources (host.settings)
+  "doctor.json", //         `toolhost doctor`: the state of this setup
   "command-hooks.json", //  Claude Code command hooks (PreToolUse, PostToolUse, PostToolBatch, PermissionRequest)
   "input-repair.json", //   repair tool input before validation
   "lsp.json", //            language servers behind the LSP tool, post-edit diagnostics
