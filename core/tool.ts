@@ -1,13 +1,18 @@
 /** Declaring tools and reading their results: the helpers of the tool contract (types/tool.ts). */
 import type { JsonSchema, ToolDefinition, ToolResult } from "./types/tool.ts";
+import type { FromSchema } from "./types/schema-input.ts";
 export type * from "./types/tool.ts";
+
 
 export const TOOL_MARK = Symbol.for("toolhost.tool");
 
 /**
  * Declare a tool. Input schemas get `additionalProperties: false` unless the author sets it.
  * Identity apart from that default, so a module can export plain objects too.
+ * The input type is inferred from an inline `inputSchema` (FromSchema), or given: `defineTool<Input>({…})`.
  */
+export function defineTool<const S extends JsonSchema>(def: ToolDefinition<FromSchema<S>> & { inputSchema: S }): ToolDefinition<FromSchema<S>>;
+export function defineTool<I = any>(def: ToolDefinition<I>): ToolDefinition<I>;
 export function defineTool<I = any>(def: ToolDefinition<I>): ToolDefinition<I> {
   const schema = { type: "object", ...def.inputSchema } as JsonSchema;
   if (schema.type === "object" && !("additionalProperties" in schema)) schema.additionalProperties = false;

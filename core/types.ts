@@ -5,3 +5,4 @@ export type * from "./types/records.ts";
 export type * from "./types/contract.ts";
 export type * from "./types/outcome.ts";
 export { TRACE } from "./types/outcome.ts";
+export type * from "./types/schema-input.ts";

@@ -28,4 +28,12 @@ describe("public API", () => {
     const declared = Object.keys(await import("../../testing/index.ts")).sort();
     expect(packageExports("toolhost/testing")).toEqual(declared);
   });
+  it("require(\"toolhost\") says how to import it (the package is ESM-only)", () => {
+    const out = execFileSync(process.execPath, ["-e", `try { require("toolhost") } catch (e) { console.log(e.message) }`], { cwd: ROOT, encoding: "utf8" });
+    expect(out).toContain('toolhost is ESM-only: use `import { createHost } from "toolhost"`');
+  });
+  it("the npm package ships what the README links to (docs/) and every entry point", () => {
+    const files = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: ROOT, encoding: "utf8" }))[0].files.map((f: { path: string }) => f.path);
+    for (const f of ["docs/writing-a-plugin.md", "docs/permissions.md", "index.mjs", "index.cjs", "rules.mjs", "adapters.mjs", "testing.mjs", "testing/index.ts", "manifest.schema.json", "plugins/scaffold/template/package.json.tmpl"]) expect(files, f).toContain(f);
+  });
 });
