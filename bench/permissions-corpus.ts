@@ -81,7 +81,7 @@ function writeGaps(cases: CorpusCase[], th: Map<string, CaseResult>) {
   for (const c of cases) {
     const t = th.get(c.id)!;
     if (t.decision === c.intended) continue;
-    out[c.id] = old[c.id] ?? `${AREA[c.category] ?? c.category}: ${t.decision}${t.rule ? ` by "${t.rule}"` : ""}, intended ${c.intended} — ${short(c).slice(0, 60)}`;
+    out[c.id] = old[c.id] ?? `${AREA[c.category] ?? c.category}${c.mode === "default" ? "" : ` [${c.mode}]`}: ${t.decision}${t.rule ? ` by "${t.rule}"` : ""}, intended ${c.intended} — ${short(c).slice(0, 60)}`;
   }
   fs.writeFileSync(path.join(corpusDir, "known-gaps.json"), JSON.stringify(out, null, 1) + "\n");
   console.log(`\nwrote known-gaps.json: ${Object.keys(out).length} cases`);
