@@ -16,6 +16,7 @@ export const BUNDLED_MANIFESTS: readonly string[] = [
   "mcp-serve.json", //      `toolhost serve`: the pool as an MCP server, over stdio or Streamable HTTP
   "modes.json", //          permission-mode and tool-set filtering of the pool
   "permissions.json", //    allow/ask/deny rules, modes, read-only defaults
+  "plugin-manager.json", //  `toolhost plugin add|remove|list|update`, Claude Code marketplaces
   "plugin-tools.json", //   tools from plugin manifests' `tools` modules
   "scaffold.json", //       `toolhost init`: a new plugin package
   "shaping.json", //        output budgets, trust headers, injection advisory
