@@ -14,6 +14,7 @@ import { callFacts, ruleHit, segmentAllowedBy, suspectHit, type CallFacts, type 
 import { BASH_TOOLS, EDIT_TOOLS, READ_TOOLS, STDIN_TOOLS } from "../../lib/rules/rule.ts";
 export { factsFor } from "../../lib/rules/facts.ts";
 import { readOnlyBash } from "../../lib/rules/readonly.ts";
+import { criticalRemoval } from "../../lib/rules/critical.ts";
 import { where, type RuleEntry, type RuleSet } from "./rules.ts";
 
 export const PLUGIN_NAME = "permissions";
@@ -150,6 +151,17 @@ export function rulesDecision(rs: RuleSet, call: CallView, f: CallFacts, readDen
   }
   if (mode === "plan" && !isReadOnlyCall(call, f)) {
     return { behavior: "deny", reason: `plan mode runs read-only tools only; ${call.toolName} ${f.bash ? `\`${f.bash.command}\` ` : ""}is not read-only`, rule: "mode: plan", plugin: PLUGIN_NAME, explicit: true };
+  }
+  // Removing /, a top-level directory, home, the working directory or a parent: never auto-approved, in any mode.
+  const crit = f.bash && criticalRemoval(f.bash.segments, call.cwd);
+  if (crit) {
+    return ask({
+      behavior: "ask",
+      reason: `\`${crit.segment.text}\` ${crit.verb} ${crit.abs} (${crit.what}): removing the root, a top-level directory, the home directory, the working directory or one of its parents is never auto-approved, in any mode`,
+      rule: "critical path",
+      plugin: PLUGIN_NAME,
+      explicit: true,
+    });
   }
   if (mode === "bypassPermissions") return { behavior: "allow", reason: "bypassPermissions mode allows every call no rule denies or asks for", rule: "mode: bypassPermissions", plugin: PLUGIN_NAME };
 
