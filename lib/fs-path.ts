@@ -13,15 +13,37 @@ export function isInside(p: string, dir: string): boolean {
 
 /**
  * Where `abs` really leads: its realpath, or — for a path that does not exist (yet) — the realpath of
- * its nearest existing parent joined with the rest. Other errors (EACCES, ELOOP) return `abs` as given.
+ * its nearest existing parent joined with the rest. A dangling symbolic link leads where it points (a
+ * write through it creates its target: `echo x > dangling` writes into the link's target directory).
+ * Other errors (EACCES, ELOOP) return `abs` as given.
  */
-export function realpathLoose(abs: string): string {
+export function realpathLoose(abs: string, hops = 0): string {
   try {
     return fs.realpathSync.native(abs);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code !== "ENOENT" && code !== "ENOTDIR") return abs;
     const parent = path.dirname(abs);
-    return parent === abs ? abs : path.join(realpathLoose(parent), path.basename(abs));
+    if (parent === abs) return abs;
+    const dir = realpathLoose(parent, hops);
+    const here = path.join(dir, path.basename(abs));
+    if (code === "ENOENT" && hops < 32) {
+      try {
+        if (fs.lstatSync(here).isSymbolicLink()) return realpathLoose(path.resolve(dir, fs.readlinkSync(here)), hops + 1);
+      } catch {
+        /* not there at all */
+      }
+    }
+    return here;
   }
+}
+
+/**
+ * `p` is inside `dir` both as written and where it really leads (symlinks resolved, on both sides):
+ * a link inside the project that points out of it is outside the project.
+ */
+export function isInsideReal(p: string, dir: string): boolean {
+  if (!isInside(p, dir) && !isInside(p, realpathLoose(dir))) return false;
+  const r = realpathLoose(p);
+  return r === p ? true : isInside(r, dir) || isInside(r, realpathLoose(dir));
 }

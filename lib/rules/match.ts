@@ -197,7 +197,7 @@ export function ruleHit(r: ParsedRule, f: CallFacts, behavior: Behavior, root: s
         (!r.onlyTool && behavior !== "allow" && r.family === "read" && EDIT_TOOLS.has(tool)) ||
         (!r.onlyTool && behavior === "allow" && r.family === "edit" && READ_TOOLS.has(tool));
       if (viaFamily && f.paths) {
-        const p = f.paths.find((x) => pathHits(m(), x, behavior)) ?? (behavior !== "allow" ? f.searchGlobs?.find((x) => m().test(x.abs)) : undefined);
+        const p = f.paths.find((x) => pathHits(m(), x, behavior)) ?? (behavior !== "allow" ? f.searchGlobs?.find((x) => m().test(x.abs, x.fold)) : undefined);
         return p ? { what: p.abs } : undefined;
       }
       if (f.bash && !r.onlyTool && behavior !== "allow") {
@@ -291,11 +291,12 @@ export function readDenyFilter<E extends { parsed: ParsedRule; root: string }>(
   cwd: string,
   reason: (e: E) => string,
   applies?: (e: E, abs: string) => boolean,
+  fold?: boolean,
 ): ((abs: string) => string | undefined) | undefined {
   if (!entries.length) return prev;
   const ms = entries.map((e) => ({ e, m: pathMatcher(e.parsed, cwd, e.root, "deny") }));
   const mine = (abs: string): string | undefined => {
-    for (const { e, m } of ms) if ((!applies || applies(e, abs)) && m.test(abs)) return reason(e);
+    for (const { e, m } of ms) if ((!applies || applies(e, abs)) && m.test(abs, fold)) return reason(e);
     return undefined;
   };
   return prev ? (abs: string) => prev(abs) ?? mine(abs) : mine;

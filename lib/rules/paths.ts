@@ -16,14 +16,19 @@ export { isInside, realpathLoose } from "../fs-path.ts";
 export type Behavior = "allow" | "deny" | "ask";
 
 export interface PathMatcher {
-  /** Test an absolute, normalised path. */
-  test(abs: string): boolean;
+  /**
+   * Test an absolute, normalised path. `fold`: compare case-insensitively (`permissions.caseInsensitivePaths`);
+   * a rule anchored on a case-insensitive filesystem always does.
+   */
+  test(abs: string, fold?: boolean): boolean;
 }
 
 /** A resolved path: as written (normalised) and with symlinks resolved. */
 export interface ResolvedPath {
   abs: string;
   real: string;
+  /** Match rules against it case-insensitively (the `permissions.caseInsensitivePaths` option). */
+  fold?: boolean;
 }
 
 /** Kept for API stability: there is no realpath cache to clear. */
@@ -83,8 +88,69 @@ export function compilePathPattern(spec: string, opts: { cwd: string; root: stri
   // gitignore: a match on a directory covers everything inside it.
   const all = globs.flatMap((g) => (g.endsWith("/**") ? [g] : [g, `${g}/**`]));
   // One small regex for all variants (picomatch's are general and several times slower per test).
-  const re = new RegExp(`^(?:${all.map(globSource).join("|")})$`);
-  return { test: (abs) => re.test(toPosix(abs)) };
+  const src = `^(?:${all.map(globSource).join("|")})$`;
+  const re = new RegExp(src);
+  // A case-insensitive filesystem (macOS, Windows by default): `.ENV` is `.env`, `SECRETS/` is `secrets/`.
+  let folded: RegExp | undefined = [...bases].some((b) => caseInsensitiveAt(b)) ? new RegExp(src, "i") : undefined;
+  const always = folded;
+  return {
+    test: (abs, fold) => {
+      if (always) return always.test(toPosix(abs));
+      if (fold) return (folded ??= new RegExp(src, "i")).test(toPosix(abs));
+      return re.test(toPosix(abs));
+    },
+  };
+}
+
+const caseCache = new Map<string, boolean>();
+type StatLike = (p: string) => { dev: number; ino: number } | undefined;
+const statOf: StatLike = (p) => {
+  try {
+    const st = fs.statSync(p);
+    return { dev: st.dev, ino: st.ino };
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Is the filesystem holding `dir` case-insensitive? Detected once per directory: the nearest existing
+ * path with a letter in its last part (`dir` or an ancestor, else an entry of the root) is stat'ed with
+ * that part's case flipped; the same file under both spellings means case-insensitive.
+ */
+export function caseInsensitiveAt(dir: string, stat: StatLike = statOf, list: (d: string) => string[] = safeList): boolean {
+  const hit = stat === statOf ? caseCache.get(dir) : undefined;
+  if (hit !== undefined) return hit;
+  let probe: string | undefined;
+  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+    if (/[a-z]/i.test(path.basename(d)) && stat(d)) {
+      probe = d;
+      break;
+    }
+    if (path.dirname(d) === d) {
+      const name = list(d).find((n) => /[a-z]/i.test(n));
+      probe = name ? path.join(d, name) : undefined;
+      break;
+    }
+  }
+  let out = false;
+  if (probe) {
+    const b = path.basename(probe);
+    const flipped = path.join(path.dirname(probe), [...b].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join(""));
+    const a = stat(probe);
+    const f = stat(flipped);
+    out = !!a && !!f && a.dev === f.dev && a.ino === f.ino;
+  }
+  if (stat === statOf) caseCache.set(dir, out);
+  return out;
+}
+
+function safeList(d: string): string[] {
+  try {
+    return fs.readdirSync(d);
+  } catch {
+    return [];
+  }
 }
 
 /**
@@ -150,9 +216,9 @@ function escapeGlob(p: string): string {
 
 /** Deny/ask: the link or its target. Allow: both. */
 export function pathHits(m: PathMatcher, p: ResolvedPath, behavior: Behavior): boolean {
-  const a = m.test(p.abs);
+  const a = m.test(p.abs, p.fold);
   if (p.real === p.abs) return a;
-  const b = m.test(p.real);
+  const b = m.test(p.real, p.fold);
   return behavior === "allow" ? a && b : a || b;
 }
 
@@ -181,8 +247,9 @@ const PROTECTED_FILES = new Set([
 
 /** Writes here are never auto-approved (allow rules and acceptEdits included); only bypassPermissions skips the prompt. */
 export function protectedReason(p: ResolvedPath): string | undefined {
+  const fold = p.fold || caseInsensitiveAt(path.dirname(p.abs));
   for (const x of [p.abs, p.real]) {
-    const parts = toPosix(x).split("/");
+    const parts = toPosix(fold ? x.toLowerCase() : x).split("/");
     for (let i = 0; i < parts.length; i++) {
       const seg = parts[i]!;
       if (seg === ".claude" && parts[i + 1] === "worktrees") break;

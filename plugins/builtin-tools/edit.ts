@@ -3,6 +3,7 @@
  * matches there are and where (or where a whitespace-insensitive near match is). CRLF files keep CRLF.
  */
 import fs from "node:fs";
+import { isInsideReal } from "../../lib/fs-path.ts";
 import { defineTool, type ToolResult } from "../../core/index.ts";
 import { absolutePath, atomicWrite, isInside, lineOf, missingPathMessage, normalizePaths, numberLine, recordRead, staleCheck } from "./shared.ts";
 
@@ -75,7 +76,7 @@ export const Edit = defineTool<EditInput>({
   activityText: "Editing",
   normalizeInput: normalizePaths(["file_path"]),
   checkPermissions: (input, ctx) =>
-    ctx.mode === "acceptEdits" && isInside(absolutePath(input.file_path, ctx.cwd), ctx.cwd) ? { behavior: "allow", reason: "acceptEdits mode: edits inside the working directory" } : undefined,
+    ctx.mode === "acceptEdits" && isInsideReal(absolutePath(input.file_path, ctx.cwd), ctx.cwd) ? { behavior: "allow", reason: "acceptEdits mode: edits inside the working directory" } : undefined,
   validateInput(input) {
     if (input.old_string === input.new_string) return "old_string and new_string are identical, so there is nothing to change. Give the new text in new_string.";
     return undefined;

@@ -10,9 +10,10 @@ import type PicomatchNs from "picomatch";
 
 // CJS packages through createRequire: the same function whether jiti or vitest loads this module
 const picomatch = createRequire(import.meta.url)("picomatch") as typeof PicomatchNs;
+import { isInsideReal } from "../../lib/fs-path.ts";
 import { defineTool, type ToolResult } from "../../core/index.ts";
 import { absolutePath, denyOptions, isInside, missingPathMessage, normalizePaths } from "./shared.ts";
-import { walkFiles } from "./walk.ts";
+import { outsideLinks, walkFiles } from "./walk.ts";
 
 export const GLOB_LIMIT = 100;
 
@@ -69,7 +70,7 @@ export const Glob = defineTool<GlobInput>({
   },
   checkPermissions: (input, ctx) => {
     const where = splitPattern(input.pattern, absolutePath(input.path ?? ctx.cwd, ctx.cwd)).root;
-    return isInside(where, ctx.cwd) ? { behavior: "allow", reason: "read-only search inside the working directory" } : undefined;
+    return isInsideReal(where, ctx.cwd) ? { behavior: "allow", reason: "read-only search inside the working directory" } : undefined;
   },
   async call(input, ctx): Promise<ToolResult> {
     const t0 = performance.now();
@@ -86,8 +87,9 @@ export const Glob = defineTool<GlobInput>({
     const maxDepth = split.pattern.includes("**") ? Infinity : split.pattern.split("/").length - 1;
     const found: Array<{ abs: string; mtime: number }> = [];
     const denied = denyOptions(ctx);
+    const outside = outsideLinks(ctx.cwd, split.root);
     if (fs.existsSync(split.root)) {
-      for await (const f of walkFiles(split.root, { signal: ctx.signal, enterDir: (_rel, depth) => depth <= maxDepth, acceptFile: isMatch, ...denied.options })) {
+      for await (const f of walkFiles(split.root, { signal: ctx.signal, enterDir: (_rel, depth) => depth <= maxDepth, acceptFile: isMatch, ...denied.options, ...outside.options })) {
         {
           let mtime = 0;
           try {
@@ -104,10 +106,12 @@ export const Glob = defineTool<GlobInput>({
     const ms = Math.round(performance.now() - t0);
     const meta: Record<string, unknown> = { filenames: shown.map((f) => f.abs), numFiles: found.length, truncated: found.length > GLOB_LIMIT, durationMs: ms };
     if (denied.count()) meta.deniedFiles = denied.count();
-    if (!found.length) return { content: [{ type: "text", text: `No files found matching ${input.pattern} in ${base}${denied.note()}` }], meta };
+    if (outside.count()) meta.outsideLinks = outside.count();
+    const notes = denied.note() + outside.note();
+    if (!found.length) return { content: [{ type: "text", text: `No files found matching ${input.pattern} in ${base}${notes}` }], meta };
     let text = shown.map((f) => f.abs).join("\n");
     if (found.length > GLOB_LIMIT) text += `\n(Showing the ${GLOB_LIMIT} most recently modified of ${found.length} matching files; ${found.length - GLOB_LIMIT} omitted. Use a more specific pattern or path to see the rest.)`;
-    return { content: [{ type: "text", text: text + denied.note() }], meta };
+    return { content: [{ type: "text", text: text + notes }], meta };
   },
 });
 

@@ -102,7 +102,7 @@ export async function search(
   /** Stop walking once this many matching lines were found (content-mode paging); the result says so. */
   stopAfterLines = Infinity,
   /** Files the walk must skip (Read deny rules), see WalkOptions. */
-  deny?: Pick<WalkOptions, "denyFile" | "onSkip">,
+  deny?: Pick<WalkOptions, "denyFile" | "onSkip" | "within" | "onOutside">,
 ): Promise<SearchResult> {
   let matched = 0;
   const hits: FileHit[] = [];

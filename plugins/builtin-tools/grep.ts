@@ -5,10 +5,12 @@
  * search in grep-search.ts and the output by output_mode in grep-output.ts.
  */
 import fs from "node:fs";
+import { isInsideReal } from "../../lib/fs-path.ts";
 import { defineTool, type ToolCallContext, type ToolResult } from "../../core/index.ts";
 import { absolutePath, denyOptions, isInside, missingPathMessage, normalizePaths } from "./shared.ts";
 import { compilePattern, fileFilter } from "./grep-pattern.ts";
 import { search, type SearchResult } from "./grep-search.ts";
+import { outsideLinks } from "./walk.ts";
 import { EXPAND_MAX_FILES, formatContent, formatCount, formatFiles, largeFilesNote, type ContentOptions, type Meta, type Paging } from "./grep-output.ts";
 
 export { TYPES, compilePattern, fileFilter, requiredLiteral } from "./grep-pattern.ts";
@@ -80,12 +82,14 @@ function formatResult(plan: Plan, input: GrepInput, res: SearchResult, cwd: stri
 async function runGrep(input: GrepInput, ctx: ToolCallContext, root: string, st: fs.Stats, t0: number): Promise<ToolResult> {
   const plan = planSearch(input);
   const denied = denyOptions(ctx);
-  const res = await search(root, plan.re, plan.filter, plan.multiline, ctx.signal, st.isFile(), plan.keep, plan.stopAfter, denied.options);
+  const outside = outsideLinks(ctx.cwd, root);
+  const res = await search(root, plan.re, plan.filter, plan.multiline, ctx.signal, st.isFile(), plan.keep, plan.stopAfter, { ...denied.options, ...outside.options });
   const meta: Meta = { mode: plan.mode, numFiles: res.hits.length, filesSearched: res.filesSearched, durationMs: 0 };
   if (denied.count()) meta.deniedFiles = denied.count();
+  if (outside.count()) meta.outsideLinks = outside.count();
   const text = formatResult(plan, input, res, ctx.cwd, meta);
   meta.durationMs = Math.round(performance.now() - t0);
-  return { content: [{ type: "text", text: text + largeFilesNote(res) + denied.note() }], meta };
+  return { content: [{ type: "text", text: text + largeFilesNote(res) + denied.note() + outside.note() }], meta };
 }
 
 export const Grep = defineTool<GrepInput>({
@@ -121,7 +125,7 @@ export const Grep = defineTool<GrepInput>({
   isDestructive: false,
   activityText: "Searching",
   normalizeInput: normalizePaths(["path"]),
-  checkPermissions: (input, ctx) => (isInside(absolutePath(input.path ?? ctx.cwd, ctx.cwd), ctx.cwd) ? { behavior: "allow", reason: "read-only search inside the working directory" } : undefined),
+  checkPermissions: (input, ctx) => (isInsideReal(absolutePath(input.path ?? ctx.cwd, ctx.cwd), ctx.cwd) ? { behavior: "allow", reason: "read-only search inside the working directory" } : undefined),
   validateInput(input) {
     try {
       compilePattern(input.pattern, { ignoreCase: input["-i"], multiline: input.multiline });

@@ -4,6 +4,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { isInsideReal } from "../../lib/fs-path.ts";
 import { defineTool, type ToolCallContext, type ToolResult } from "../../core/index.ts";
 import { absolutePath, isInside, looksBinary, missingPathMessage, normalizePaths, numberLine, recordRead, HASH_LIMIT } from "./shared.ts";
 
@@ -110,7 +111,7 @@ export const Read = defineTool<ReadInput>({
   maxOutputChars: READ_MAX_CHARS + 1000,
   activityText: "Reading",
   normalizeInput: normalizePaths(["file_path"]),
-  checkPermissions: (input, ctx) => (isInside(absolutePath(input.file_path, ctx.cwd), ctx.cwd) ? { behavior: "allow", reason: "read-only access inside the working directory" } : undefined),
+  checkPermissions: (input, ctx) => (isInsideReal(absolutePath(input.file_path, ctx.cwd), ctx.cwd) ? { behavior: "allow", reason: "read-only access inside the working directory" } : undefined),
   call(input, ctx: ToolCallContext): ToolResult | string {
     const file = absolutePath(input.file_path, ctx.cwd);
     let st: fs.Stats;

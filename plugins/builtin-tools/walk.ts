@@ -11,6 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
 import type { Ignore, Options as IgnoreOptions } from "ignore";
+import { isInside, realpathLoose } from "../../lib/fs-path.ts";
 
 const ignore = createRequire(import.meta.url)("ignore") as (options?: IgnoreOptions) => Ignore;
 
@@ -31,6 +32,13 @@ export interface WalkOptions {
    */
   denyFile?: (abs: string, real: string | undefined) => string | undefined;
   onSkip?: (abs: string, reason: string) => void;
+  /**
+   * A symbolic link to a file whose real path is outside every one of these directories is not yielded
+   * (a link in the project to ~/.ssh/id_rsa is outside the project: Read it by path, which asks).
+   * `onOutside` hears about each.
+   */
+  within?: readonly string[];
+  onOutside?: (abs: string, real: string) => void;
 }
 
 interface Layer {
@@ -161,7 +169,11 @@ export async function* walkFiles(root: string, opts: WalkOptions = {}): AsyncGen
           const s = fs.statSync(abs);
           isFile = s.isFile();
           isDir = false;
-          if (isFile && opts.denyFile) real = fs.realpathSync(abs);
+          if (isFile && (opts.denyFile || opts.within)) real = fs.realpathSync(abs);
+          if (isFile && opts.within && !opts.within.some((d) => isInside(real!, d))) {
+            opts.onOutside?.(abs, real!);
+            continue;
+          }
         } catch {
           continue;
         }
@@ -186,4 +198,21 @@ export async function* walkFiles(root: string, opts: WalkOptions = {}): AsyncGen
     }
     for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]!);
   }
+}
+
+/**
+ * Walk options that keep symbolic links to files outside the project (and outside the searched root,
+ * which the call was approved for) out of a search, with a count and the note the result ends with.
+ */
+export function outsideLinks(cwd: string, root: string): { options: Required<Pick<WalkOptions, "within" | "onOutside">>; count(): number; note(): string } {
+  const within = [...new Set([cwd, root].flatMap((d) => [d, realpathLoose(d)]))];
+  const seen: string[] = [];
+  return {
+    options: { within, onOutside: (abs) => void seen.push(abs) },
+    count: () => seen.length,
+    note: () =>
+      seen.length
+        ? `\n(${seen.length} symbolic link${seen.length === 1 ? "" : "s"} to files outside the working directory not searched: ${seen.slice(0, 3).join(", ")}${seen.length > 3 ? " …" : ""}; Read ${seen.length === 1 ? "it" : "one"} by path to ask for it)`
+        : "",
+  };
 }

@@ -3,6 +3,7 @@
  * content in this session (Claude Code's rule), so the model never clobbers changes it has not seen.
  */
 import fs from "node:fs";
+import { isInsideReal } from "../../lib/fs-path.ts";
 import { defineTool, type ToolResult } from "../../core/index.ts";
 import { absolutePath, atomicWrite, isInside, normalizePaths, recordRead, staleCheck } from "./shared.ts";
 
@@ -33,7 +34,7 @@ export const Write = defineTool<WriteInput>({
   activityText: "Writing",
   normalizeInput: normalizePaths(["file_path"]),
   checkPermissions: (input, ctx) =>
-    ctx.mode === "acceptEdits" && isInside(absolutePath(input.file_path, ctx.cwd), ctx.cwd) ? { behavior: "allow", reason: "acceptEdits mode: edits inside the working directory" } : undefined,
+    ctx.mode === "acceptEdits" && isInsideReal(absolutePath(input.file_path, ctx.cwd), ctx.cwd) ? { behavior: "allow", reason: "acceptEdits mode: edits inside the working directory" } : undefined,
   call(input, ctx): ToolResult {
     const file = absolutePath(input.file_path, ctx.cwd);
     let st: fs.Stats | undefined;

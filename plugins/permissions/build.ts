@@ -87,7 +87,7 @@ function readDenies(rs: RuleSet, prev: ReadFilter | undefined, call: CallState):
   const denies = rs.deny
     .filter((e) => e.rule.kind === "path" && e.rule.family === "read" && (!e.rule.onlyTool || e.rule.onlyTool === tool))
     .map((e) => ({ e, parsed: e.rule, root: e.rulesRoot }));
-  return readDenyFilter(prev, denies, call.cwd, ({ e }) => `denied by rule "${e.source}" (${where(e)})`);
+  return readDenyFilter(prev, denies, call.cwd, ({ e }) => `denied by rule "${e.source}" (${where(e)})`, undefined, rs.caseInsensitivePaths);
 }
 
 /**

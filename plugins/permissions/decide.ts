@@ -92,7 +92,15 @@ function firstRule(rs: RuleSet, which: Which, f: CallFacts, explicit: boolean): 
 }
 
 export function denyDecision(rs: RuleSet, call: CallView, f: CallFacts): Decision | undefined {
+  if (rs.caseInsensitivePaths) foldPaths(f);
   return firstRule(rs, "deny", f, true);
+}
+
+/** `permissions.caseInsensitivePaths`: every path of the call is matched case-insensitively (stricter deny, as Claude Code). */
+function foldPaths(f: CallFacts): void {
+  for (const p of f.paths ?? []) p.fold = true;
+  for (const p of f.searchGlobs ?? []) p.fold = true;
+  for (const m of [f.segReads, f.segWrites]) for (const ps of m?.values() ?? []) for (const p of ps) p.fold = true;
 }
 
 function workDirs(rs: RuleSet, cwd: string): string[] {
@@ -127,6 +135,7 @@ function writesOf(f: CallFacts): ResolvedPath[] {
  */
 export function rulesDecision(rs: RuleSet, call: CallView, f: CallFacts, readDeniedElsewhere?: () => boolean): Decision | undefined {
   const mode = call.mode;
+  if (rs.caseInsensitivePaths) foldPaths(f);
   const ask = (d: Decision): Decision => (mode === "dontAsk" ? { ...d, behavior: "deny", reason: `${d.reason}; dontAsk mode denies instead of asking` } : d);
 
   const askRule = firstRule(rs, "ask", f, true);

@@ -28,6 +28,8 @@ export interface RuleSet {
   allow: RuleEntry[];
   /** Working directories beyond cwd (permissions.additionalDirectories, resolved). */
   additionalDirectories: string[];
+  /** `permissions.caseInsensitivePaths: true` in any source: rule paths match case-insensitively everywhere. */
+  caseInsensitivePaths?: boolean;
   problems: ProblemReport[];
 }
 
@@ -52,6 +54,7 @@ export function collectRules(plugins: readonly LoadedPlugin[], session: readonly
         if (e) rs[behavior].push(e);
       });
     }
+    if ((v as { caseInsensitivePaths?: unknown }).caseInsensitivePaths === true) rs.caseInsensitivePaths = true;
     for (const d of v.additionalDirectories ?? []) {
       if (typeof d !== "string" || !d) continue;
       const abs = d === "~" || d.startsWith("~/") ? path.join(os.homedir(), d.slice(1)) : path.resolve(lp.rulesRoot, d);
