@@ -47,3 +47,27 @@ export function isInsideReal(p: string, dir: string): boolean {
   const r = realpathLoose(p);
   return r === p ? true : isInside(r, dir) || isInside(r, realpathLoose(dir));
 }
+
+/** MCP tools whose name says they return local file content (the filesystem server's read_file, read_text_file, read_multiple_files …). */
+const MCP_FILE_READ = /(read|get|head|tail|cat|view|open|list|search|directory|tree).*(file|dir)|file.*(content|text|info)|^(list_directory|directory_tree|search_files)/i;
+/** Inputs that name a remote file (GitHub's get_file_contents {owner, repo, path}): not a local path. */
+const REMOTE_KEYS = ["owner", "repo", "repository", "url", "uri", "bucket", "project"];
+
+/**
+ * The local paths an MCP filesystem-kind call reads or lists (`mcp__fs__read_file {path}`,
+ * `read_multiple_files {paths}`, `list_directory {path}`), absolute; undefined for any other tool. Read
+ * deny rules and the trust header apply to these like to Read's `file_path`.
+ */
+export function mcpFilePaths(toolName: string, input: unknown, cwd: string): string[] | undefined {
+  const m = /^mcp__.+?__(.+)$/.exec(toolName);
+  if (!m || !MCP_FILE_READ.test(m[1]!) || !input || typeof input !== "object") return undefined;
+  const inp = input as Record<string, unknown>;
+  if (REMOTE_KEYS.some((k) => inp[k] !== undefined)) return undefined;
+  const ps = [inp.path, inp.file_path, inp.filePath, ...(Array.isArray(inp.paths) ? inp.paths : [])].filter((p): p is string => typeof p === "string" && !!p);
+  return ps.length ? ps.map((p) => path.resolve(cwd, p)) : undefined;
+}
+
+/** The MCP tools of {@link mcpFilePaths} that return file content (not listings). */
+export function mcpReturnsContent(toolName: string): boolean {
+  return /__(?:.*(read|get|head|tail|cat|view|open).*file|.*file.*(content|text))/i.test(toolName) && !/list|tree|search|info/i.test(toolName);
+}

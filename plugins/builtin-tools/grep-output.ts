@@ -122,6 +122,8 @@ export function formatContent(res: SearchResult, p: Paging, cwd: string, o: Cont
     for (const l of contentLines(h, displayPath(h.abs, cwd), before, after, numbers)) all.push(l); // no spread: 100k+ lines overflow the stack
   }
   const { shown, omitted } = page(all, p);
+  // the files whose lines this page shows (the shaping plugin marks their content trusted or untrusted)
+  meta.contentFiles = hits.slice(0, hits.length - restFiles).map((h) => h.abs);
   meta.numLines = shown.length;
   meta.numMatchingLines = hits.reduce((n, h) => n + h.lines.length, 0);
   const more = omitted + rest;

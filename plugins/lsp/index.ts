@@ -7,6 +7,7 @@
  */
 import path from "node:path";
 import { defineTool, definePlugin, errorMessage, textResult, type BuildView, type Tool } from "../../core/index.ts";
+import { isInsideReal } from "../../lib/fs-path.ts";
 import { readServers, type ServerDef, type ServerTable } from "./config.ts";
 import type { LspServer } from "./server.ts";
 import { OPERATIONS, runOperation, type LspInput } from "./operations.ts";
@@ -85,15 +86,15 @@ function lspTool(table: ServerTable, serverFor: (def: ServerDef) => LspServer): 
     activityText: "Asking the language server",
     normalizeInput: (input, { cwd }) => ({ ...input, filePath: path.resolve(cwd, input.filePath) }),
     checkPermissions: (input, { cwd }) => {
-      const r = path.relative(cwd, path.resolve(cwd, input.filePath));
-      return r.startsWith("..") || path.isAbsolute(r) ? { behavior: "passthrough" } : { behavior: "allow", reason: "LSP reads a file inside the working directory" };
+      // a link inside the project that leads out of it is outside the project
+      return !isInsideReal(path.resolve(cwd, input.filePath), cwd) ? { behavior: "passthrough" } : { behavior: "allow", reason: "LSP reads a file inside the working directory" };
     },
     async call(input, ctx) {
       const ext = path.extname(input.filePath);
       const server = table.byExt.get(ext);
       if (!server) return textResult(`No LSP server available for file type: ${ext || path.basename(input.filePath)}. Configured file types: ${exts.join(" ")}.`, true);
       try {
-        return await runOperation(serverFor(server), input, ctx.cwd, ctx.signal);
+        return await runOperation(serverFor(server), input, ctx.cwd, ctx.signal, ctx.readFilter?.());
       } catch (e) {
         return textResult(`LSP ${input.operation} failed: ${errorMessage(e)}`, true);
       }

@@ -6,7 +6,8 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { ToolResult } from "../../core/index.ts";
+import type { ReadFilter, ToolResult } from "../../core/index.ts";
+import { realpathLoose } from "../../lib/fs-path.ts";
 import { LspError, type LspServer, type Position, type Range } from "./server.ts";
 
 export const OPERATIONS = [
@@ -69,12 +70,14 @@ interface Op {
   /** `file:line:character` as the user gave it. */
   at: string;
   fmt: Formatter;
+  /** Read deny rules: locations in files they cover are withheld (one boundary for every read). */
+  screen: Screen;
   done(text: string, results: unknown): ToolResult;
   req<R>(method: string, params: unknown): Promise<R>;
 }
 
-export async function runOperation(server: LspServer, input: LspInput, cwd: string, signal: AbortSignal): Promise<ToolResult> {
-  const op = await prepare(server, input, cwd, signal);
+export async function runOperation(server: LspServer, input: LspInput, cwd: string, signal: AbortSignal, deny?: ReadFilter): Promise<ToolResult> {
+  const op = await prepare(server, input, cwd, signal, deny);
   switch (input.operation) {
     case "goToDefinition":
     case "goToImplementation":
@@ -95,7 +98,7 @@ export async function runOperation(server: LspServer, input: LspInput, cwd: stri
 }
 
 /** Starts the server, checks its capability and the position against the file's current text, and opens the file. */
-async function prepare(server: LspServer, input: LspInput, cwd: string, signal: AbortSignal): Promise<Op> {
+async function prepare(server: LspServer, input: LspInput, cwd: string, signal: AbortSignal, deny?: ReadFilter): Promise<Op> {
   const file = input.filePath;
   const rel = relPath(file, cwd);
   const cap = CAPABILITY[input.operation];
@@ -110,6 +113,7 @@ async function prepare(server: LspServer, input: LspInput, cwd: string, signal: 
   if (input.character > lineText.length + 1) throw new LspError(`character ${input.character} is past the end of line ${input.line} of ${rel} (${lineText.length} characters)`);
   const position = { line: input.line - 1, character: input.character - 1 };
   const base = { operation: input.operation, file: rel, line: input.line, character: input.character, server: server.def.id };
+  const screen = new Screen(deny);
   return {
     input,
     rel,
@@ -118,21 +122,22 @@ async function prepare(server: LspServer, input: LspInput, cwd: string, signal: 
     position,
     at: `${rel}:${input.line}:${input.character}`,
     fmt: new Formatter(cwd),
-    done: (text, results) => ({ content: [{ type: "text", text }], structuredContent: { ...base, results } }),
+    screen,
+    done: (text, results) => ({ content: [{ type: "text", text: text + screen.note() }], structuredContent: { ...base, results, ...(screen.count ? { deniedLocations: screen.count } : {}) } }),
     req: <R>(method: string, params: unknown) => server.request<R>(method, params, signal),
   };
 }
 
-async function locations({ input, textDocument, position, at, fmt, done, req }: Op): Promise<ToolResult> {
+async function locations({ input, textDocument, position, at, fmt, screen, done, req }: Op): Promise<ToolResult> {
   const method = input.operation === "goToDefinition" ? "textDocument/definition" : "textDocument/implementation";
   const what = input.operation === "goToDefinition" ? "definition" : "implementation";
-  const locs = toLocs(await req(method, { textDocument, position }));
+  const locs = screen.locs(toLocs(await req(method, { textDocument, position })));
   if (!locs.length) return done(`No ${what} found for the symbol at ${at}.`, []);
   return done(`Found ${plural(locs.length, what)}:\n${locs.map((l) => `  ${fmt.loc(l)}`).join("\n")}`, locs.map((l) => fmt.out(l)));
 }
 
-async function references({ textDocument, position, at, fmt, done, req }: Op): Promise<ToolResult> {
-  const all = toLocs(await req("textDocument/references", { textDocument, position, context: { includeDeclaration: true } }));
+async function references({ textDocument, position, at, fmt, screen, done, req }: Op): Promise<ToolResult> {
+  const all = screen.locs(toLocs(await req("textDocument/references", { textDocument, position, context: { includeDeclaration: true } })));
   const locs = all.filter((l) => !HIDDEN_DIRS.test(l.file));
   const hidden = all.length - locs.length ? ` (${all.length - locs.length} more in node_modules/venv/.git hidden)` : "";
   if (!locs.length) return done(`No references found for the symbol at ${at}${hidden}.`, []);
@@ -141,7 +146,12 @@ async function references({ textDocument, position, at, fmt, done, req }: Op): P
   return done(`Found ${plural(locs.length, "reference")} in ${plural(byFile.size, "file")}${hidden}:\n${body}`, locs.map((l) => fmt.out(l)));
 }
 
-async function hover({ uri, textDocument, position, at, fmt, done, req }: Op): Promise<ToolResult> {
+async function hover({ uri, textDocument, position, at, fmt, screen, done, req }: Op): Promise<ToolResult> {
+  // hover text comes from the symbol's declaration (its doc comment, its type): withheld when that is in a denied file
+  if (screen.active) {
+    const why = screen.why(toLocs(await req("textDocument/definition", { textDocument, position }).catch(() => null)));
+    if (why) return done(`Hover at ${at} withheld: the symbol is declared in ${fmt.rel(why.file)}, which ${why.reason}.`, null);
+  }
   const h: any = await req("textDocument/hover", { textDocument, position });
   const body = hoverText(h?.contents);
   if (!body) return done(`No hover information for ${at}.`, null);
@@ -165,12 +175,13 @@ async function documentSymbols({ rel, uri, textDocument, fmt, done, req }: Op): 
   return done(`${plural(flat.length, "symbol")} in ${rel}:\n${out.join("\n")}`, flat);
 }
 
-async function workspaceSymbols({ input, fmt, done, req }: Op): Promise<ToolResult> {
+async function workspaceSymbols({ input, fmt, screen, done, req }: Op): Promise<ToolResult> {
   const query = input.query ?? "";
   const syms: any[] = (await req<any[]>("workspace/symbol", { query })) ?? [];
   const mapped = syms
     .filter((s) => typeof s?.location?.uri === "string")
-    .map((s) => ({ s, l: rangeLoc(s.location.uri, s.location.range ?? { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }) }));
+    .map((s) => ({ s, l: rangeLoc(s.location.uri, s.location.range ?? { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }) }))
+    .filter((m) => screen.keep(m.l.file));
   const shown = mapped.filter((m) => !HIDDEN_DIRS.test(m.l.file));
   const hidden = mapped.length - shown.length ? ` (${mapped.length - shown.length} more in node_modules/venv/.git hidden)` : "";
   const q = query ? ` matching "${query}"` : "";
@@ -182,8 +193,8 @@ async function workspaceSymbols({ input, fmt, done, req }: Op): Promise<ToolResu
 }
 
 async function callHierarchy(op: Op): Promise<ToolResult> {
-  const { input, textDocument, position, at, fmt, done, req } = op;
-  const items: any[] = (await req<any[]>("textDocument/prepareCallHierarchy", { textDocument, position })) ?? [];
+  const { input, textDocument, position, at, fmt, screen, done, req } = op;
+  const items: any[] = ((await req<any[]>("textDocument/prepareCallHierarchy", { textDocument, position })) ?? []).filter((i) => screen.keep(rangeLoc(i.uri, i.range).file));
   if (!items.length) return done(`No call hierarchy item (function, method…) at ${at}.`, []);
   const item = (i: any) => {
     const l = rangeLoc(i.uri, i.selectionRange ?? i.range);
@@ -200,7 +211,9 @@ async function callHierarchy(op: Op): Promise<ToolResult> {
     out.push(`${incoming ? "Incoming calls to" : "Outgoing calls from"} ${item(it).text}:`);
     if (!calls.length) out.push(incoming ? "  (no callers found)" : "  (no calls found)");
     for (const c of calls) {
-      const other = item(incoming ? c.from : c.to);
+      const o = incoming ? c.from : c.to;
+      if (!screen.keep(rangeLoc(o?.uri ?? "", o?.range ?? { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }).file)) continue;
+      const other = item(o);
       // fromRanges are in the caller's file for incoming calls and in this item's file for outgoing ones.
       const sites = (c.fromRanges ?? []).map((r: Range) => `${r.start.line + 1}:${r.start.character + 1}`);
       out.push(`  ${other.text}${sites.length ? ` — call ${sites.length === 1 ? "site" : "sites"} ${sites.join(", ")}` : ""}`);
@@ -283,5 +296,47 @@ class Formatter {
     }
     const t = this.lines.get(file)?.[line - 1]?.trim() ?? "";
     return t.length > 160 ? t.slice(0, 160) + "…" : t;
+  }
+}
+
+/**
+ * Read deny rules over LSP results: a location in a file they cover (as written or where a link leads) is
+ * withheld, and the result says how many and why — the language server indexes the whole workspace, so
+ * without this a denied file's symbols, paths and source lines would reach the model through LSP.
+ */
+class Screen {
+  count = 0;
+  private readonly reasons = new Set<string>();
+  constructor(private readonly deny?: ReadFilter) {}
+  get active(): boolean {
+    return !!this.deny;
+  }
+  private reason(file: string): string | undefined {
+    if (!this.deny || !path.isAbsolute(file)) return undefined;
+    const r = this.deny(file);
+    if (r !== undefined) return r;
+    const real = realpathLoose(file);
+    return real !== file ? this.deny(real) : undefined;
+  }
+  keep(file: string): boolean {
+    const r = this.reason(file);
+    if (r === undefined) return true;
+    this.count++;
+    if (this.reasons.size < 3) this.reasons.add(r);
+    return false;
+  }
+  locs(ls: Loc[]): Loc[] {
+    return this.deny ? ls.filter((l) => this.keep(l.file)) : ls;
+  }
+  /** The first of these locations a deny rule covers (not counted). */
+  why(ls: Loc[]): { file: string; reason: string } | undefined {
+    for (const l of ls) {
+      const r = this.reason(l.file);
+      if (r !== undefined) return { file: l.file, reason: `is ${r}` };
+    }
+    return undefined;
+  }
+  note(): string {
+    return this.count ? `\n(${plural(this.count, "location")} in files a Read deny rule covers not shown: ${[...this.reasons].join("; ")})` : "";
   }
 }

@@ -9,7 +9,8 @@
  */
 import { flag, type Decision, type Tool } from "../../core/index.ts";
 import type { Segment } from "../../lib/rules/bash.ts";
-import { insideDirs, protectedReason, type ResolvedPath } from "../../lib/rules/paths.ts";
+import { insideDirs, protectedReason, resolvePath, type ResolvedPath } from "../../lib/rules/paths.ts";
+import { mcpFilePaths } from "../../lib/fs-path.ts";
 import { callFacts, ruleHit, segmentAllowedBy, suspectHit, type CallFacts, type Hit } from "../../lib/rules/match.ts";
 import { BASH_TOOLS, EDIT_TOOLS, READ_TOOLS, STDIN_TOOLS } from "../../lib/rules/rule.ts";
 export { factsFor } from "../../lib/rules/facts.ts";
@@ -93,7 +94,25 @@ function firstRule(rs: RuleSet, which: Which, f: CallFacts, explicit: boolean): 
 
 export function denyDecision(rs: RuleSet, call: CallView, f: CallFacts): Decision | undefined {
   if (rs.caseInsensitivePaths) foldPaths(f);
-  return firstRule(rs, "deny", f, true);
+  return firstRule(rs, "deny", f, true) ?? mcpReadRule(rs, "deny", call);
+}
+
+/**
+ * One boundary for every read: an MCP filesystem-kind call (`read_file {path}`, `read_multiple_files
+ * {paths}`, `list_directory {path}`) is checked against Read deny/ask rules like Read's `file_path`.
+ */
+function mcpReadRule(rs: RuleSet, which: "deny" | "ask", call: CallView): Decision | undefined {
+  if (!call.toolName.startsWith("mcp__") || !rs[which].some((e) => e.rule.kind === "path" && e.rule.family === "read")) return undefined;
+  const files = mcpFilePaths(call.toolName, call.input, call.cwd);
+  if (!files) return undefined;
+  const paths = files.map((abs) => ({ ...resolvePath(abs, call.cwd), fold: rs.caseInsensitivePaths }));
+  const facts: CallFacts = { tool: "Read", input: {}, cwd: call.cwd, paths };
+  for (const e of rs[which]) {
+    if (e.rule.kind !== "path" || e.rule.family !== "read" || (e.rule.onlyTool && e.rule.onlyTool !== "Read")) continue;
+    const h = ruleHit(e.rule, facts, which, e.rulesRoot);
+    if (h) return fromRule(e, which, { what: h.what, via: `${call.toolName}` }, true);
+  }
+  return undefined;
 }
 
 /** `permissions.caseInsensitivePaths`: every path of the call is matched case-insensitively (stricter deny, as Claude Code). */
@@ -138,7 +157,7 @@ export function rulesDecision(rs: RuleSet, call: CallView, f: CallFacts, readDen
   if (rs.caseInsensitivePaths) foldPaths(f);
   const ask = (d: Decision): Decision => (mode === "dontAsk" ? { ...d, behavior: "deny", reason: `${d.reason}; dontAsk mode denies instead of asking` } : d);
 
-  const askRule = firstRule(rs, "ask", f, true);
+  const askRule = firstRule(rs, "ask", f, true) ?? mcpReadRule(rs, "ask", call);
   if (askRule) return ask(askRule);
   // Deny rules must see through unknown wrappers: a hit after an unknown program asks (never auto-approved).
   if (f.bash) {
