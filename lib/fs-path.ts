@@ -43,9 +43,11 @@ export function realpathLoose(abs: string, hops = 0): string {
  * a link inside the project that points out of it is outside the project.
  */
 export function isInsideReal(p: string, dir: string): boolean {
-  if (!isInside(p, dir) && !isInside(p, realpathLoose(dir))) return false;
   const r = realpathLoose(p);
-  return r === p ? true : isInside(r, dir) || isInside(r, realpathLoose(dir));
+  // the common case, one realpath: no link on the way, inside as written
+  if (r === p && isInside(p, dir)) return true;
+  const realDir = realpathLoose(dir);
+  return (isInside(p, dir) || isInside(p, realDir)) && (isInside(r, dir) || isInside(r, realDir));
 }
 
 /** MCP tools whose name says they return local file content (the filesystem server's read_file, read_text_file, read_multiple_files …). */

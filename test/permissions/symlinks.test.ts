@@ -108,6 +108,31 @@ describe("a link out of the project is outside the project", () => {
       }
     }));
 
+  it("approved, the content read through the link is marked untrusted (shaping's trust header follows the link)", () =>
+    withHost({}, async (run) => {
+      const r = await run("Read", { file_path: "key" }, "allow");
+      expect(r.text).toContain(`[${path.join(proj, "key")} | untrusted]`);
+      const b = await run("Bash", { command: "cat key" }, "allow");
+      expect(b.text).toContain(`[${path.join(proj, "key")} | untrusted]`);
+      expect(b.text).toContain("s3cr3t");
+    }));
+
+  it("LSP on a link that leads out of the project asks (its own check follows the link)", async () => {
+    fs.writeFileSync(path.join(outside, "mod.ts"), "export const x = 1;\n");
+    fs.symlinkSync(path.join(outside, "mod.ts"), path.join(proj, "mod.ts"));
+    fs.writeFileSync(path.join(proj, "own.ts"), "export const y = 2;\n");
+    const host = await createHost({ cwd: proj, pluginDirs: [path.join(process.cwd(), "plugins", "lsp", "examples", "typescript")] });
+    try {
+      const tool = host.pool.byName.get("LSP") ?? [...host.pool.deferred].find((t) => t.name === "LSP");
+      expect(tool).toBeDefined();
+      const check = (file: string) => tool!.checkPermissions?.({ operation: "hover", filePath: path.join(proj, file), line: 1, character: 1 } as never, { cwd: proj, mode: "default" });
+      expect(check("own.ts")?.behavior).toBe("allow");
+      expect(check("mod.ts")?.behavior).toBe("passthrough");
+    } finally {
+      await host.close();
+    }
+  });
+
   it("a deny rule on the target covers the link (Read, Grep, cat)", () =>
     withHost({ permissions: { deny: [`Read(/${outside}/**)`] } }, async (run) => {
       for (const [tool, input] of [
