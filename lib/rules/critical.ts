@@ -10,6 +10,7 @@
  * (`*`, `.*`, `**`) counts as that directory. An operand we cannot expand statically is not critical here
  * (it is never auto-approved by a path rule anyway, only by bypassPermissions or a prefix allow rule).
  */
+import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Segment } from "./bash.ts";
@@ -43,7 +44,7 @@ export function criticalRemoval(segments: readonly Segment[], cwd: string): Crit
     const op = operandsOf(s);
     if (!op) continue;
     for (const o of op.operands) {
-      const hit = criticalOperand(o, s.dir, cwd, op.globs === true);
+      const hit = criticalOperand(o, s.dir, cwd, op.globs === true, quoting(s.rawText, o));
       if (hit) return { segment: s, operand: o, abs: hit.abs, what: hit.what, verb: op.verb };
     }
   }
@@ -107,12 +108,27 @@ function findOperands(rest: string[]): { operands: string[]; verb: string; globs
   return { operands: starts.length ? starts : ["."], verb: "deletes everything in (find)", globs: true };
 }
 
+/** How an operand was quoted in the command's source text: `'…'` (nothing expands), `"…"` (only `$` expands). */
+type Quoting = "single" | "double" | undefined;
+function quoting(raw: string, op: string): Quoting {
+  if (raw.includes(`'${op}'`)) return "single";
+  if (raw.includes(`"${op}"`)) return "double";
+  return undefined;
+}
+
 /** Expand what the shell would statically: `~`, `~+`, `$HOME`, `${HOME}`, `$PWD`; undefined when something else is dynamic. */
-function expand(op: string, dir: string): string | undefined {
+function expand(op: string, dir: string, q: Quoting): string | undefined {
   const home = process.env.HOME || os.homedir();
   let s = op;
-  if (s === "~" || s.startsWith("~/")) s = home + s.slice(1);
-  else if (s === "~+" || s.startsWith("~+/")) s = dir + s.slice(2);
+  if (q === "single") return /[$`]/.test(s) ? undefined : s;
+  if (!q && (s === "~" || s.startsWith("~/"))) s = home + s.slice(1);
+  else if (!q && /^~[a-z_][a-z0-9_.-]*(\/|$)/i.test(s)) {
+    // `~user`: that user's home directory (from the passwd database), else the shell leaves it as written
+    const user = /^~([^/]+)/.exec(s)![1]!;
+    const h = homeOf(user);
+    if (h) s = h + s.slice(user.length + 1);
+  }
+  else if (!q && (s === "~+" || s.startsWith("~+/"))) s = dir + s.slice(2);
   s = s.replace(/\$\{HOME\}|\$HOME(?![A-Za-z0-9_])/g, home).replace(/\$\{PWD\}|\$PWD(?![A-Za-z0-9_])/g, dir);
   if (/[$`]/.test(s)) return undefined;
   return s;
@@ -122,13 +138,13 @@ function expand(op: string, dir: string): string | undefined {
  * Is this operand (from a segment running in `dir`) a critical path? `globs`: a glob that takes everything
  * in a critical directory counts (for removal; `mv * sub/` inside the project is ordinary).
  */
-export function criticalOperand(op: string, dir: string, cwd: string, globs = true): { abs: string; what: string } | undefined {
-  const e = expand(op, dir);
+export function criticalOperand(op: string, dir: string, cwd: string, globs = true, q?: Quoting): { abs: string; what: string } | undefined {
+  const e = expand(op, dir, q);
   if (e === undefined || e === "") return undefined;
   let target = e;
   let all = "";
   // A glob: its static directory counts when the glob takes everything there (`*`, `.*`, `/usr/*`).
-  const g = e.search(/[*?[]/);
+  const g = q ? -1 : e.search(/[*?[]/); // a quoted glob is a literal name
   if (g >= 0) {
     if (!globs) return undefined;
     const slash = e.lastIndexOf("/", g);
@@ -140,6 +156,26 @@ export function criticalOperand(op: string, dir: string, cwd: string, globs = tr
   const abs = path.resolve(dir, target);
   const what = criticalKind(abs, cwd) ?? (/\/\.?$/.test(e) || g >= 0 ? criticalKind(realpathLoose(abs), cwd) : undefined);
   return what ? { abs, what: all + what } : undefined;
+}
+
+let passwd: Map<string, string> | undefined;
+function homeOf(user: string): string | undefined {
+  if (!passwd) {
+    passwd = new Map();
+    try {
+      for (const line of fs.readFileSync("/etc/passwd", "utf8").split("\n")) {
+        const f = line.split(":");
+        if (f.length >= 6 && f[0]) passwd.set(f[0], f[5]!);
+      }
+    } catch {
+      /* no passwd database (Windows): `~user` stays as written */
+    }
+    try {
+      const me = os.userInfo();
+      passwd.set(me.username, me.homedir);
+    } catch {}
+  }
+  return passwd.get(user);
 }
 
 /** What makes an absolute path critical, or undefined. */

@@ -41,8 +41,21 @@ export function expandHome(p: string): string {
 }
 
 export function resolvePath(p: string, base: string): ResolvedPath {
-  const abs = path.resolve(base, expandHome(p));
-  return { abs, real: realpathLoose(abs) };
+  const e = expandHome(p);
+  const abs = path.resolve(base, e);
+  // `link/..` is the parent of the link's *target* for the kernel (and so for a shell's `cat`), not `.`
+  const real = /(^|[\\/])\.\.([\\/]|$)/.test(e) ? physical(path.isAbsolute(e) ? "/" : base, e) : realpathLoose(abs);
+  return { abs, real };
+}
+
+/** Resolve `rel` from `base` one part at a time, as the kernel does: `..` goes up from where a link led. */
+function physical(base: string, rel: string): string {
+  let cur = base;
+  for (const seg of rel.split(/[\\/]+/)) {
+    if (!seg || seg === ".") continue;
+    cur = seg === ".." ? path.dirname(realpathLoose(cur)) : path.join(cur, seg);
+  }
+  return realpathLoose(cur);
 }
 
 /** Inside one of the working directories (link and target both). */
@@ -259,6 +272,34 @@ export function protectedReason(p: ResolvedPath): string | undefined {
     }
     const name = parts[parts.length - 1]!;
     if (PROTECTED_FILES.has(name)) return `${name} is a protected file`;
+  }
+  return undefined;
+}
+
+/**
+ * The first symbolic link under `root` (a bounded walk: `limit` entries, node_modules and .git skipped) whose
+ * real path is outside every one of `dirs` — what a link-following recursive search (`grep -R`, `rg -L`) would
+ * read outside the project. `root` itself when the walk could not finish within the limit; undefined when none.
+ */
+export function linkOutOf(root: string, dirs: readonly string[], limit = 5000): string | undefined {
+  const inside = (p: string) => dirs.some((d) => isInside(p, d) || isInside(p, realpathLoose(d)));
+  const stack = [root];
+  let seen = 0;
+  while (stack.length) {
+    const dir = stack.pop()!;
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const e of entries) {
+      if (++seen > limit) return root;
+      const abs = path.join(dir, e.name);
+      if (e.isSymbolicLink()) {
+        if (!inside(realpathLoose(abs))) return abs;
+      } else if (e.isDirectory() && e.name !== "node_modules" && e.name !== ".git") stack.push(abs);
+    }
   }
   return undefined;
 }

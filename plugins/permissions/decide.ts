@@ -9,7 +9,7 @@
  */
 import { flag, type Decision, type Tool } from "../../core/index.ts";
 import type { Segment } from "../../lib/rules/bash.ts";
-import { insideDirs, protectedReason, resolvePath, type ResolvedPath } from "../../lib/rules/paths.ts";
+import { insideDirs, linkOutOf, protectedReason, resolvePath, type ResolvedPath } from "../../lib/rules/paths.ts";
 import { mcpFilePaths } from "../../lib/fs-path.ts";
 import { callFacts, ruleHit, segmentAllowedBy, suspectHit, type CallFacts, type Hit } from "../../lib/rules/match.ts";
 import { BASH_TOOLS, EDIT_TOOLS, READ_TOOLS, STDIN_TOOLS } from "../../lib/rules/rule.ts";
@@ -217,6 +217,23 @@ export function rulesDecision(rs: RuleSet, call: CallView, f: CallFacts, readDen
   return undefined;
 }
 
+/** A recursive search that follows symbolic links (`grep -R`, `rg -L`, `find -L`): a link in the tree leading out is read. */
+function linkFollowedOut(f: CallFacts, s: Segment, dirs: string[]): string | undefined {
+  const [cmd, ...rest] = s.words;
+  const name = (cmd ?? "").split("/").pop()!;
+  const follows =
+    (/^[ef]?grep$/.test(name) && rest.some((w) => /^-[a-zA-Z]*R/.test(w) || w === "--dereference-recursive")) ||
+    ((name === "rg" || name === "ag") && rest.some((w) => w === "-L" || w === "--follow" || (name === "ag" && w === "-f"))) ||
+    ((name === "find" || name === "du" || name === "ls" || name === "tree") && rest.some((w) => w === "-L" || w === "-follow" || (name !== "find" && /^-[a-zA-Z]*L/.test(w))));
+  if (!follows) return undefined;
+  const roots = (f.segReads!.get(s) ?? []).map((p) => p.abs);
+  for (const r of roots.length ? roots : [s.dir]) {
+    const hit = linkOutOf(r, dirs);
+    if (hit) return hit;
+  }
+  return undefined;
+}
+
 /** Shell content searches that descend into directories (grep -r, rg, ag, ack, git grep). */
 function recursiveSearch(s: Segment): boolean {
   const [cmd, ...rest] = s.words;
@@ -334,6 +351,8 @@ function segmentApproval(rs: RuleSet, f: CallFacts, s: Segment, mode: string, di
   if (readOnly && s.readOnly && !hasDynamic) {
     const dirOk = insideDirs({ abs: s.dir, real: s.dir }, dirs);
     const outside = (f.segReads!.get(s) ?? []).find((p) => !inside(p) && !readAllowed(rs, f, p));
+    const link = dirOk && !outside ? linkFollowedOut(f, s, dirs) : undefined;
+    if (link) return `\`${s.text}\` follows symbolic links, and ${link} leads outside the working directories`;
     if (dirOk && !outside) return redirOk();
     if (outside) return `\`${s.text}\` reads ${outside.abs}, outside the working directories`;
     return `\`${s.text}\` runs in ${s.dir}, outside the working directories`;

@@ -47,6 +47,7 @@ const critical: string[] = [
   "rm -rf $HOME/",
   "rm -rf ${HOME}",
   "rm -rf ~/*",
+  "rm -rf ~root",
   "rm -rf .",
   "rm -rf ./",
   "rm -rf *",
@@ -105,6 +106,9 @@ const ordinary: Array<[string, string, Want]> = [
   ["ls src", "default", "allow"],
   ["rm -rf build", "default", "ask"],
   ["rm -rf $X", "bypassPermissions", "allow"],
+  ['rm -rf "~"', "bypassPermissions", "allow"],
+  ["rm -rf '$HOME'", "bypassPermissions", "allow"],
+  ['rm -rf "*"', "bypassPermissions", "allow"],
 ];
 
 describe("critical paths are never auto-approved", () => {

@@ -133,6 +133,23 @@ describe("a link out of the project is outside the project", () => {
     }
   });
 
+  it("`..` after a link goes up from where the link led (as the kernel resolves it): cat ssh/../.ssh/id_rsa asks", () =>
+    withHost({}, async (run) => {
+      const r = await run("Bash", { command: "cat ssh/../.ssh/id_rsa" });
+      expect(r.asked).toBeDefined();
+      expect(r.text).not.toContain("s3cr3t");
+      // approved, it really is the outside secret (lexically it would be proj/.ssh/id_rsa, which does not exist)
+      expect((await run("Bash", { command: "cat ssh/../.ssh/id_rsa" }, "allow")).text).toContain("s3cr3t");
+    }));
+
+  it("a link-following recursive search (grep -R, rg -L) asks when a link in the tree leads out; grep -r does not follow", () => {
+    expect(decide(proj, {}, "Bash", "grep -R PRIVATE .").behavior).toBe("ask");
+    expect(decide(proj, {}, "Bash", "grep -R PRIVATE .").reason).toMatch(/follows symbolic links, and .* leads outside the working directories/);
+    expect(decide(proj, {}, "Bash", "grep --dereference-recursive PRIVATE src").behavior).toBe("allow");
+    expect(decide(proj, {}, "Bash", "grep -r PRIVATE .").behavior).toBe("allow");
+    expect(decide(proj, {}, "Bash", "find -L . -name id_rsa").behavior).toBe("ask");
+  });
+
   it("a deny rule on the target covers the link (Read, Grep, cat)", () =>
     withHost({ permissions: { deny: [`Read(/${outside}/**)`] } }, async (run) => {
       for (const [tool, input] of [
