@@ -207,6 +207,11 @@ export function rulesDecision(rs: RuleSet, call: CallView, f: CallFacts, readDen
     // with a Read deny rule in force it is never auto-approved as "read-only".
     const r = recursiveReadPastDeny(rs, f, readDeniedElsewhere);
     if (r) return ask(r);
+    // before the tool's own "read-only inside cwd" check: a search that follows links reads where they lead
+    for (const s of f.bash!.segments) {
+      const link = s.inner ? undefined : linkFollowedOut(f, s, workDirs(rs, call.cwd));
+      if (link) return ask({ behavior: "ask", reason: `\`${s.text}\` follows symbolic links, and ${link} leads outside the working directories`, rule: "symlink out", plugin: PLUGIN_NAME, explicit: true });
+    }
     return undefined;
   }
   const allowRule = firstRule(rs, "allow", f, false);
@@ -351,8 +356,6 @@ function segmentApproval(rs: RuleSet, f: CallFacts, s: Segment, mode: string, di
   if (readOnly && s.readOnly && !hasDynamic) {
     const dirOk = insideDirs({ abs: s.dir, real: s.dir }, dirs);
     const outside = (f.segReads!.get(s) ?? []).find((p) => !inside(p) && !readAllowed(rs, f, p));
-    const link = dirOk && !outside ? linkFollowedOut(f, s, dirs) : undefined;
-    if (link) return `\`${s.text}\` follows symbolic links, and ${link} leads outside the working directories`;
     if (dirOk && !outside) return redirOk();
     if (outside) return `\`${s.text}\` reads ${outside.abs}, outside the working directories`;
     return `\`${s.text}\` runs in ${s.dir}, outside the working directories`;

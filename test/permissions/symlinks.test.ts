@@ -101,7 +101,10 @@ describe("a link out of the project is outside the project", () => {
       const ctl = await run("Bash", { command: "cat README.md" });
       expect(ctl.asked).toBeUndefined();
       expect(ctl.text).toContain("PRIVATE notes");
-      for (const c of ["cat key", "cat ssh/id_rsa", "head -1 ./key", "cat src/../key"]) {
+      const r = await run("Bash", { command: "grep -r PRIVATE ." }); // -r does not follow links
+      expect(r.asked).toBeUndefined();
+      expect(r.text).not.toContain("s3cr3t");
+      for (const c of ["cat key", "cat ssh/id_rsa", "head -1 ./key", "cat src/../key", "grep -R s3cr3t ."]) {
         const r = await run("Bash", { command: c });
         expect(r.asked, c).toBeDefined();
         expect(r.text, c).not.toContain("s3cr3t");
