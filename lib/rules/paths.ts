@@ -154,7 +154,10 @@ export function caseInsensitiveAt(dir: string, stat: StatLike = statOf, list: (d
     const f = stat(flipped);
     out = !!a && !!f && a.dev === f.dev && a.ino === f.ino;
   }
-  if (stat === statOf) caseCache.set(dir, out);
+  if (stat === statOf) {
+    if (caseCache.size > 1000) caseCache.clear();
+    caseCache.set(dir, out);
+  }
   return out;
 }
 
