@@ -79,9 +79,9 @@ export class Build implements CallBuild {
   async assemble(): Promise<PoolSnapshot> {
     await loadAjv();
     const ctx: PoolContext = { generation: this.generation, mode: this.mode, cwd: this.cwd };
-    const s: PhaseState = { hooks: this.hooks, problems: this.problems, ctx, excluded: [] as Exclusion[], validators: this.validators, compile: compileSchema };
+    const s: PhaseState = { hooks: this.hooks, problems: this.problems, ctx, excluded: [] as Exclusion[], plugins: this.plugins, addedBy: new Map(), validators: this.validators, compile: compileSchema };
     const tools = await collect(s);
-    const pooled = sort(s, resolveConflicts(s, exclude(s, tools)));
+    const pooled = sort(s, exclude(s, resolveConflicts(s, tools)));
     this.sealed = seal(s, defer(s, pooled));
     return this.sealed;
   }

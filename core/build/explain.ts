@@ -1,7 +1,8 @@
 /**
  * `explain(tool)`: why a tool is loaded, deferred, excluded or unknown — the rule, the plugin, the file.
  */
-import type { PoolSnapshot } from "../types.ts";
+import type { Exclusion, PoolSnapshot, Tool } from "../types.ts";
+import { NAME_RULES } from "./names.ts";
 
 export interface Explanation {
   name: string;
@@ -15,6 +16,36 @@ export interface Explanation {
   notes?: string[];
   /** Other exclusions of the same name (e.g. conflict losers). */
   also?: Array<{ reason: string; rule: string | null; plugin: string | null; file: string | null }>;
+  /** Who owns the name (a built-in, an MCP server, the only tool so named); null when it is contested and no one serves it. */
+  owner?: { plugin: string; origin: string; file: string | null; server: string | null; why: string } | null;
+  /** Tools that wanted this name and were refused (built-in or MCP names, conflicts). */
+  lost?: Array<{ plugin: string | null; file: string | null; rule: string | null; reason: string }>;
+}
+
+function ownership(tool: Tool | undefined, exclusions: readonly Exclusion[]): Pick<Explanation, "owner" | "lost"> {
+  const lost = exclusions.filter((x) => NAME_RULES.has(x.rule ?? "")).map((x) => ({ plugin: x.toolPlugin ?? null, file: x.file ?? null, rule: x.rule ?? null, reason: x.reason }));
+  if (!tool) {
+    if (!lost.length) return {};
+    const held = exclusions.find((x) => !NAME_RULES.has(x.rule ?? "") && x.toolPlugin);
+    return { owner: held ? { plugin: held.toolPlugin!, origin: "unknown", file: null, server: null, why: `owns the name, but is excluded: ${held.reason}` } : null, lost };
+  }
+  const why = tool.name.startsWith("mcp__") ? `a tool of MCP server ${tool.server ?? "?"}: mcp__<server>__* names belong to their server` : tool.origin === "builtin" ? "a built-in tool: its name cannot be taken" : lost.length ? "chosen among tools of the same name" : "the only tool with this name";
+  return { owner: { plugin: tool.plugin, origin: tool.origin, file: tool.file ?? null, server: tool.server ?? null, why }, ...(lost.length ? { lost } : {}) };
+}
+
+/** `toolhost explain` as text lines. */
+export function explanationText(e: Explanation): string[] {
+  const out = [`${e.name}: ${e.status}`, `  reason: ${e.reason}`];
+  if (e.rule) out.push(`  rule:   ${e.rule}`);
+  if (e.plugin) out.push(`  plugin: ${e.plugin}`);
+  if (e.file) out.push(`  file:   ${e.file}`);
+  if (e.tool) out.push(`  from:   ${e.tool.origin} tool of plugin ${e.tool.plugin}${e.tool.server ? ` (server ${e.tool.server})` : ""}${e.tool.file ? ` — ${e.tool.file}` : ""}`);
+  if (e.owner) out.push(`  owner:  plugin ${e.owner.plugin} (${e.owner.why})`);
+  else if (e.owner === null) out.push(`  owner:  none — the name is contested, so no tool serves it`);
+  for (const l of e.lost ?? []) out.push(`  lost:   plugin ${l.plugin ?? "?"}${l.file ? ` (${l.file})` : ""}: ${l.reason}`);
+  for (const note of e.notes ?? []) out.push(`  note:   ${note}`);
+  for (const a of e.also ?? []) if (!NAME_RULES.has(a.rule ?? "")) out.push(`  also:   ${a.reason}${a.plugin ? ` (plugin ${a.plugin})` : ""}`);
+  return out;
 }
 
 export function explainTool(pool: PoolSnapshot, name: string): Explanation {
@@ -32,6 +63,7 @@ export function explainTool(pool: PoolSnapshot, name: string): Explanation {
       tool: { origin: tool.origin, plugin: tool.plugin, file: tool.file, server: tool.server, sourceName: tool.sourceName },
       notes: tool.notes?.length ? tool.notes : undefined,
       also: exclusions.length ? exclusions.map((x) => ({ reason: x.reason, rule: x.rule ?? null, plugin: x.plugin ?? null, file: x.file ?? null })) : undefined,
+      ...ownership(tool, exclusions),
     };
   }
   if (exclusions.length) {
@@ -45,6 +77,7 @@ export function explainTool(pool: PoolSnapshot, name: string): Explanation {
       file: x!.file ?? null,
       tool: x!.toolPlugin ? { origin: "unknown", plugin: x!.toolPlugin } : undefined,
       also: rest.length ? rest.map((r) => ({ reason: r.reason, rule: r.rule ?? null, plugin: r.plugin ?? null, file: r.file ?? null })) : undefined,
+      ...ownership(undefined, exclusions),
     };
   }
   const lower = name.toLowerCase();

@@ -1,10 +1,11 @@
 /**
- * The pool phases of one Build, each a small function: collect → exclude → resolve conflicts → sort →
- * defer → seal. Core applies its default rules between the hooks (core/build/pool.ts).
+ * The pool phases of one Build, each a small function: collect → resolve names (before any filter, so a
+ * name's owner never depends on the mode or a rule) → exclude → sort → defer → seal. Core applies its default rules between the hooks (core/build/pool.ts).
  */
 import { errorMessage, type ProblemReport } from "../errors.ts";
-import type { BuildHooks, DeferDecision, Exclusion, PoolContext, PoolSnapshot, Tool } from "../types.ts";
-import { compareTools, defaultConflictWinner, fingerprintOf } from "./pool.ts";
+import type { BuildHooks, DeferDecision, Exclusion, LoadedPlugin, PoolContext, PoolSnapshot, Tool, ToolCollector } from "../types.ts";
+import { compareTools, fingerprintOf } from "./pool.ts";
+import { resolveNames } from "./names.ts";
 import type { ValidateFunction } from "ajv";
 
 export interface PhaseState {
@@ -12,15 +13,37 @@ export interface PhaseState {
   readonly problems: ProblemReport[];
   readonly ctx: PoolContext;
   readonly excluded: Exclusion[];
+  readonly plugins: readonly LoadedPlugin[];
+  /** Which plugin's collect tap added each tool (names.ts: only trusted sources may claim "builtin" or "mcp"). */
+  readonly addedBy: Map<Tool, string>;
   /** Compiled input schemas, by `plugin\0name` while assembling, then by name for the pooled tools. */
   readonly validators: Map<string, ValidateFunction>;
   compile(schema: unknown): ValidateFunction;
 }
 
+/** Every source adds its tools; each tool is recorded with the plugin whose collect tap added it (names.ts). */
 export async function collect(s: PhaseState): Promise<Tool[]> {
   const collected: Tool[] = [];
-  await s.hooks.collect.promise({ add: (tool) => void collected.push(tool), problem: (p) => void s.problems.push(p) }, s.ctx);
+  const problem = (p: ProblemReport) => void s.problems.push(p);
+  const trusted = new Set(s.plugins.filter((p) => p.source.kind === "bundled" || p.kind === "inline").map((p) => p.id));
+  // A plugin's own code adds tools as itself: the plugin id it writes on a tool does not count.
+  const own = (tool: Tool, id: string): Tool => (trusted.has(id) || !tool || typeof tool !== "object" || tool.plugin === id ? tool : { ...tool, plugin: id });
+  const collectorOf = (id: string): ToolCollector => ({ add: (tool) => void ((tool = own(tool, id)), collected.push(tool), s.addedBy.set(tool, id)), problem });
+  type Tap = { name: string; fn: (...args: unknown[]) => unknown };
+  s.hooks.collect.intercept({
+    register: (tap: Tap) => {
+      const fn = tap.fn;
+      const c = collectorOf(tap.name);
+      return { ...tap, fn: (_collector: unknown, ...rest: unknown[]) => fn(c, ...rest) };
+    },
+  } as never);
+  await s.hooks.collect.promise({ add: (tool) => void collected.push(tool), problem }, s.ctx);
   return collected;
+}
+
+/** One owner per name (names.ts): built-in names and `mcp__*` are owned; any other duplicate is refused. */
+export function resolveConflicts(s: PhaseState, tools: Tool[]): Tool[] {
+  return resolveNames({ problems: s.problems, excluded: s.excluded, plugins: s.plugins, addedBy: s.addedBy, resolve: (c) => s.hooks.resolveConflict.call(c, s.ctx) }, tools);
 }
 
 /** Drops nameless tools, tools a plugin excludes, and tools whose schema does not compile. */
@@ -45,29 +68,6 @@ export function exclude(s: PhaseState, tools: Tool[]): Tool[] {
     kept.push(tool);
   }
   return kept;
-}
-
-/** One tool per name: a plugin may decide, else the documented default rule; losers are excluded, with why. */
-export function resolveConflicts(s: PhaseState, tools: Tool[]): Tool[] {
-  const byName = new Map<string, Tool[]>();
-  for (const t of tools) byName.set(t.name, [...(byName.get(t.name) ?? []), t]);
-  const winners: Tool[] = [];
-  for (const [name, cands] of byName) {
-    const w = cands.length === 1 ? cands[0]! : (s.hooks.resolveConflict.call(cands, s.ctx) ?? defaultConflictWinner(cands));
-    winners.push(w);
-    for (const loser of cands) {
-      if (loser === w) continue;
-      s.excluded.push({
-        name,
-        reason: `name conflict: "${name}" is also provided by plugin ${w.plugin} (${w.origin}), which wins (origin builtin > plugin > lsp > mcp > remote, then plugin id)`,
-        rule: "conflict",
-        plugin: "toolhost",
-        file: loser.file,
-        toolPlugin: loser.plugin,
-      });
-    }
-  }
-  return winners;
 }
 
 export function sort(s: PhaseState, tools: Tool[]): Tool[] {

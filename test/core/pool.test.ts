@@ -56,16 +56,17 @@ describe("pool assembly", () => {
     expect(e).toMatchObject({ status: "excluded", rule: "rm_all", file: "/x/settings.json" });
   });
 
-  it("resolves duplicate names by origin then plugin id, and reports the loser", async () => {
+  it("a built-in name is owned; any other duplicate serves neither tool (names are owned, issue 14)", async () => {
     const h = await host({ plugins: [source("zz", [{ name: "Read" }]), source("aa", [{ name: "Read" }]), source("core", [{ name: "Read" }], "builtin")] });
     expect(h.pool.tools).toHaveLength(1);
     expect(h.pool.tools[0]!.plugin).toBe("core");
     const losers = h.pool.excluded.filter((x) => x.name === "Read");
     expect(losers.map((x) => x.toolPlugin).sort()).toEqual(["aa", "zz"]);
-    expect(losers[0]!.rule).toBe("conflict");
-    expect(losers[0]!.reason).toMatch(/also provided by plugin core \(builtin\), which wins/);
+    expect(losers[0]!.rule).toBe("name: built-in");
+    expect(losers[0]!.reason).toMatch(/built-in tool name, owned by plugin core \(builtin\)/);
     const h2 = await host({ plugins: [source("zz", [{ name: "T" }]), source("aa", [{ name: "T" }])] });
-    expect(h2.pool.tools[0]!.plugin).toBe("aa");
+    expect(h2.pool.tools).toEqual([]);
+    expect(h2.problems().filter((p) => p.severity === "error").map((p) => p.plugin).sort()).toEqual(["aa", "aa", "zz", "zz"]);
   });
 
   it("excludes a tool whose input schema does not compile, with the reason", async () => {

@@ -25,7 +25,7 @@ export function toolsJson(host: Host) {
     })),
     /** Tokens of the tool definitions (o200k approximation): what the eager tools cost every turn vs what deferral keeps out. */
     tokens: { eager: tok.eager, deferred: tok.deferred },
-    excluded: pool.excluded.map((x) => ({ name: x.name, reason: x.reason, rule: x.rule ?? null, plugin: x.plugin ?? null, file: x.file ?? null })),
+    excluded: pool.excluded.map((x) => ({ name: x.name, reason: x.reason, rule: x.rule ?? null, plugin: x.plugin ?? null, file: x.file ?? null, toolPlugin: x.toolPlugin ?? null })),
     errors: problems.filter((p) => p.severity === "error").map((p) => ({ plugin: p.plugin, file: p.file ?? null, path: p.path ?? null, message: p.message })),
     warnings: problems.filter((p) => p.severity === "warning").map((p) => ({ plugin: p.plugin, file: p.file ?? null, path: p.path ?? null, message: p.message })),
   };
