@@ -40,6 +40,8 @@ export class Build implements CallBuild {
   readonly hooks: BuildHooks;
   readonly problems: ProblemReport[] = [];
   readonly validators = new Map<string, ValidateFunction>();
+  /** Errors pool hooks reported through `ctx.problem`: this generation must not replace the last good one. */
+  readonly blocking = new Set<ProblemReport>();
   readonly config: Readonly<HostConfig>;
   private sealed?: PoolSnapshot;
   private readonly views = new Map<string, BuildView>();
@@ -78,9 +80,11 @@ export class Build implements CallBuild {
 
   async assemble(): Promise<PoolSnapshot> {
     await loadAjv();
-    const ctx: PoolContext = { generation: this.generation, mode: this.mode, cwd: this.cwd };
+    const report = (p: ProblemReport) => void (this.problems.push(p), p.severity === "error" && this.blocking.add(p));
+    const ctx: PoolContext = { generation: this.generation, mode: this.mode, cwd: this.cwd, problem: report };
     const s: PhaseState = { hooks: this.hooks, problems: this.problems, ctx, excluded: [] as Exclusion[], plugins: this.plugins, addedBy: new Map(), validators: this.validators, compile: compileSchema };
     const tools = await collect(s);
+    ctx.collectedNames = new Set(tools.map((t) => t?.name));
     const pooled = sort(s, exclude(s, resolveConflicts(s, tools)));
     this.sealed = seal(s, defer(s, pooled));
     return this.sealed;

@@ -36,7 +36,7 @@ async function assemble(h: HostState, gen: Generation, build: Build): Promise<Po
     // Plugin code that no longer loads (a tool module with a syntax error) is a broken edit too.
     const codeFiles = new Set(build.plugins.flatMap((lp) => [...lp.components.tools.map((t) => t.file), ...(lp.components.main ? [lp.components.main.file] : [])]));
     const knownBuild = new Set((h.current?.problems ?? []).filter((p) => p.severity === "error").map(problemKey));
-    gen.buildFailures = build.problems.filter((p) => p.severity === "error" && p.file && codeFiles.has(p.file) && !knownBuild.has(problemKey(p)));
+    gen.buildFailures = build.problems.filter((p) => p.severity === "error" && ((p.file && codeFiles.has(p.file)) || build.blocking.has(p)) && !knownBuild.has(problemKey(p)));
     gen.problems.push(...build.problems);
     return h.current && gen.buildFailures.length ? undefined : pool;
   } catch (e) {

@@ -33,6 +33,13 @@ export interface PoolContext {
   generation: number;
   mode: string;
   cwd: string;
+  /**
+   * Report a problem with this generation's pool (a filter's unknown tool set, mode or member). An error
+   * reported here fails the rebuild: the last good pool keeps serving (filters fail closed).
+   */
+  problem?(p: ProblemReport): void;
+  /** Every name collected this generation, before any filter or name rule (to check names a filter lists). */
+  collectedNames?: ReadonlySet<string>;
 }
 
 export interface PoolSnapshot {

@@ -17,7 +17,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, stableStringify, type AskAnswer, type AskRequest, type Host } from "../../core/index.ts";
 import { LightSignal } from "../../lib/light-signal.ts";
-import { toCallResult, toMcpTool, type McpTool } from "./tools.ts";
+import { offeredTools, toCallResult, toMcpTool, type McpTool } from "./tools.ts";
 import { getPrompt, listResources, promptTable, readResource, type UpstreamServers } from "./upstream.ts";
 
 const VERSION = "0.1.0";
@@ -52,6 +52,8 @@ export class ClientSession {
     this.handleTools();
     this.handleUpstream();
     this.server.onclose = () => this.close();
+    // What the client may be offered depends on its capabilities (elicitation): known once it initialized.
+    this.server.oninitialized = () => void (this.lastFp = this.visible().fp);
   }
 
   private handleTools(): void {
@@ -124,9 +126,10 @@ export class ClientSession {
   visible(): { tools: McpTool[]; fp: string } {
     const host = this.hub.host;
     const loaded = host.session(this.sessionId).loaded.length;
-    const key = `${host.pool.generation}:${loaded}`;
+    const canAsk = !!this.server.getClientCapabilities()?.elicitation?.form;
+    const key = `${host.pool.generation}:${loaded}:${canAsk}`;
     if (this.cache?.key === key) return this.cache;
-    const tools = host.visibleTools(this.sessionId).map(toMcpTool);
+    const tools = offeredTools(host, this.sessionId, canAsk).map(toMcpTool);
     const fp = createHash("sha256").update(stableStringify(tools)).digest("hex");
     this.cache = { key, tools, fp };
     return this.cache;

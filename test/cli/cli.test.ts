@@ -68,7 +68,7 @@ describe("toolhost CLI", () => {
     const r = await runCli(["tools", "--json", "--cwd", root, "--mode", "plan"]);
     const j = r.json();
     expect(j.tools.map((t: { name: string }) => t.name)).not.toContain("poke");
-    expect(j.excluded).toContainEqual({ name: "poke", reason: "plan mode keeps read-only tools only", rule: "mode: plan", plugin: "modes", file: null });
+    expect(j.excluded).toContainEqual({ name: "poke", reason: "plan mode keeps read-only tools only", rule: "mode: plan", plugin: "modes", file: null, toolPlugin: "demo" });
     const e = await runCli(["explain", "poke", "--json", "--cwd", root, "--mode", "plan"]);
     expect(e.code).toBe(0);
     expect(e.json()).toMatchObject({ name: "poke", status: "excluded", reason: "plan mode keeps read-only tools only", rule: "mode: plan", plugin: "modes", file: null });

@@ -259,7 +259,9 @@ describe("list_changed exactly once per visible change (in-process client)", () 
     hub = new McpServeHub(host, { log: () => {} });
     const [a, b] = InMemoryTransport.createLinkedPair();
     await hub.createSession().connect(a);
-    client = new Client({ name: "in-process", version: "1" });
+    // A client that can be asked (elicitation) is offered every tool; one that cannot is not offered
+    // tools that always need approval (test/trust/filters.test.ts).
+    client = new Client({ name: "in-process", version: "1" }, { capabilities: { elicitation: { form: {} } } });
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => void count++);
     await client.connect(b);
   });

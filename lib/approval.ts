@@ -1,0 +1,57 @@
+/**
+ * Can a tool ever run without a person saying yes? Used to hide tools that cannot run: in `dontAsk`
+ * mode (every call that is not pre-approved is refused) and from `toolhost serve` clients that cannot
+ * be asked (no MCP elicitation). Conservative: it answers "always needs approval" only when nothing in
+ * the configuration could approve a call unasked — no allow rule names the tool, no mode approves it,
+ * the tool is not read-only and has no permission check of its own, no hook could answer for it, and no
+ * plugin runs permission code of its own in-process.
+ */
+import type { LoadedPlugin, Tool } from "../core/types.ts";
+import { EDIT_TOOLS, TOOL_ALIASES } from "./tool-names.ts";
+
+export interface ApprovalContext {
+  plugins: readonly LoadedPlugin[];
+  mode: string;
+  /** Asks reach PermissionRequest/PreToolUse hooks (default mode, serve); in dontAsk a call is refused before them. */
+  hooksAnswer: boolean;
+}
+
+/** Why every call of `tool` needs approval, or undefined when some call may run unasked. */
+export function alwaysNeedsApproval(tool: Tool, c: ApprovalContext): string | undefined {
+  if (c.mode === "bypassPermissions") return undefined;
+  const edit = EDIT_TOOLS.has(tool.name) && tool.origin === "builtin";
+  if (edit && c.mode === "acceptEdits") return undefined;
+  if (typeof tool.isReadOnly === "function" || tool.isReadOnly === true) return undefined;
+  if (tool.checkPermissions && !edit) return undefined; // its own check may approve (the built-in edit tools' approve only in acceptEdits)
+  for (const lp of c.plugins) {
+    if (lp.kind === "inline" || (lp.source.kind !== "bundled" && lp.components.main)) return undefined; // plugin code may approve in-process
+    if ((lp.components.permissions?.value.allow ?? []).some((r) => typeof r === "string" && ruleNames(r, tool.name))) return undefined;
+    if (c.hooksAnswer && lp.components.hooks.some((h) => hookMatches(h.value, tool.name))) return undefined;
+  }
+  return `no allow rule names ${tool.name}, it is not read-only, and no mode${c.hooksAnswer ? ", hook" : ""} or check of its own approves it: every call needs a person's approval`;
+}
+
+/** Could permission rule `rule` be about tool `name`? (Its tool part, an alias, the edit family, an MCP server or a glob.) */
+export function ruleNames(rule: string, name: string): boolean {
+  const raw = rule.trim().replace(/\(.*$/s, "").trim();
+  const part = TOOL_ALIASES[raw] ?? raw;
+  if (part === name || part === "*") return true;
+  if (EDIT_TOOLS.has(name) && EDIT_TOOLS.has(part)) return true;
+  if (part.endsWith("*")) return name.startsWith(part.slice(0, -1));
+  return name.startsWith("mcp__") && name.startsWith(`${part}__`);
+}
+
+function hookMatches(events: Record<string, unknown[]>, name: string): boolean {
+  for (const ev of ["PreToolUse", "PermissionRequest"]) {
+    for (const g of events?.[ev] ?? []) {
+      const m = (g as { matcher?: unknown })?.matcher;
+      if (m === undefined || m === "" || m === "*" || typeof m !== "string") return true;
+      try {
+        if (new RegExp(`^(?:${m})$`).test(name) || m.split("|").includes(name)) return true;
+      } catch {
+        return true;
+      }
+    }
+  }
+  return false;
+}
