@@ -33,21 +33,6 @@ function ownership(tool: Tool | undefined, exclusions: readonly Exclusion[]): Pi
   return { owner: { plugin: tool.plugin, origin: tool.origin, file: tool.file ?? null, server: tool.server ?? null, why }, ...(lost.length ? { lost } : {}) };
 }
 
-/** `toolhost explain` as text lines. */
-export function explanationText(e: Explanation): string[] {
-  const out = [`${e.name}: ${e.status}`, `  reason: ${e.reason}`];
-  if (e.rule) out.push(`  rule:   ${e.rule}`);
-  if (e.plugin) out.push(`  plugin: ${e.plugin}`);
-  if (e.file) out.push(`  file:   ${e.file}`);
-  if (e.tool) out.push(`  from:   ${e.tool.origin} tool of plugin ${e.tool.plugin}${e.tool.server ? ` (server ${e.tool.server})` : ""}${e.tool.file ? ` — ${e.tool.file}` : ""}`);
-  if (e.owner) out.push(`  owner:  plugin ${e.owner.plugin} (${e.owner.why})`);
-  else if (e.owner === null) out.push(`  owner:  none — the name is contested, so no tool serves it`);
-  for (const l of e.lost ?? []) out.push(`  lost:   plugin ${l.plugin ?? "?"}${l.file ? ` (${l.file})` : ""}: ${l.reason}`);
-  for (const note of e.notes ?? []) out.push(`  note:   ${note}`);
-  for (const a of e.also ?? []) if (!NAME_RULES.has(a.rule ?? "")) out.push(`  also:   ${a.reason}${a.plugin ? ` (plugin ${a.plugin})` : ""}`);
-  return out;
-}
-
 export function explainTool(pool: PoolSnapshot, name: string): Explanation {
   const tool = pool.byName.get(name);
   const exclusions = pool.excluded.filter((x) => x.name === name);

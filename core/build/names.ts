@@ -1,6 +1,7 @@
 /**
  * Names are owned (issue 14 §2). Before any filter runs, every collected name gets one owner or none:
- *  - `mcp__<server>__*` belongs to the MCP server's tools (origin "mcp", added by a trusted source);
+ *  - `mcp__<server>__*` belongs to the MCP server's tools (origin "mcp", added by a trusted source); a
+ *    plugin's own code may use its own namespace `mcp__plugin_<id>_…` where no server of it does;
  *  - a name a bundled plugin defines (Bash, Read, Write, Edit, Glob, Grep, ToolSearch, LSP …) is built-in;
  *  - any other name shared by two tools is contested: neither is served and both are errors, unless a
  *    `resolveConflict` hook picks one (then the losers are warnings naming the choice).
@@ -36,6 +37,7 @@ function claims(s: NameState): (t: Tool) => Claim {
   };
 }
 
+const ownNamespace = (t: Tool) => t.name.startsWith(`mcp__plugin_${t.plugin.replace(/[^A-Za-z0-9_-]/g, "_")}_`);
 const where = (t: Tool) => `plugin ${t.plugin}${t.file ? ` (${t.file})` : ""}`;
 
 function lose(s: NameState, t: Tool, rule: string, reason: string, message: string, severity: "error" | "warning"): void {
@@ -57,8 +59,9 @@ export function resolveNames(s: NameState, tools: Tool[]): Tool[] {
     }
   }
   for (const [name, cands] of byName) {
-    const mcp = name.startsWith("mcp__");
-    const owners = cands.filter((c) => claim(c) === (mcp ? "mcp" : "builtin"));
+    const owners = cands.filter((c) => claim(c) === (name.startsWith("mcp__") ? "mcp" : "builtin"));
+    // A plugin's own MCP namespace (`mcp__plugin_<id>_…`, Claude Code's names for a plugin's servers) is its to use.
+    const mcp = name.startsWith("mcp__") && (owners.length > 0 || !cands.every(ownNamespace));
     if (mcp || owners.length) {
       const owner = owners.length ? pickOwner(s, owners) : undefined;
       for (const c of cands) if (!owners.includes(c)) refuse(s, c, mcp, owner);

@@ -59,15 +59,32 @@ export function exclude(s: PhaseState, tools: Tool[]): Tool[] {
       s.excluded.push({ toolPlugin: tool.plugin, ...ex, name: tool.name });
       continue;
     }
+    const closed = closeSchema(tool);
     try {
-      s.validators.set(`${tool.plugin}\0${tool.name}`, s.compile(tool.inputSchema));
+      s.validators.set(`${tool.plugin}\0${tool.name}`, s.compile(closed.inputSchema));
     } catch (e) {
       s.excluded.push({ name: tool.name, reason: `input schema does not compile: ${errorMessage(e)}`, rule: "schema", plugin: "toolhost", file: tool.file, toolPlugin: tool.plugin });
       continue;
     }
-    kept.push(tool);
+    kept.push(closed);
   }
   return kept;
+}
+
+const COMPOSED = ["allOf", "anyOf", "oneOf", "$ref", "if", "patternProperties", "unevaluatedProperties", "dependentSchemas"];
+
+/**
+ * Every tool schema is closed — `additionalProperties: false`, so an invented field is an invalid input —
+ * unless its author says otherwise (any explicit `additionalProperties`), whatever form the tool is
+ * written in. Left as written: MCP tools (the server owns its schema and validates its own input; toolhost
+ * validates against it as sent, as Claude Code forwards it) and schemas composed with allOf/anyOf/oneOf/
+ * $ref/if/patternProperties, where closing the top level would refuse properties a branch declares.
+ */
+export function closeSchema(tool: Tool): Tool {
+  const sc = tool.inputSchema as Record<string, unknown> | undefined;
+  if (tool.origin === "mcp" || !sc || typeof sc !== "object" || Array.isArray(sc) || "additionalProperties" in sc) return tool;
+  if ((sc.type !== undefined && sc.type !== "object") || COMPOSED.some((k) => k in sc)) return tool;
+  return { ...tool, inputSchema: { type: "object", ...sc, additionalProperties: false } };
 }
 
 export function sort(s: PhaseState, tools: Tool[]): Tool[] {

@@ -8,7 +8,7 @@ import { GITHUB, SLACK } from "./fixtures.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
 
-/** A real plugin directory whose module collects fake MCP-origin tools. */
+/** A real plugin directory whose module collects fake MCP-origin tools (in its own namespace: mcp__<server>__* names belong to real servers). */
 function pluginDir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "toolhost-ts-cli-"));
   fs.writeFileSync(path.join(dir, "toolhost.plugin.json"), JSON.stringify({ name: "fake-mcp", main: "./index.mjs" }));
@@ -21,7 +21,7 @@ export default {
   apply(ctx) {
     ctx.hooks.build.tap("fake-mcp", (build) => {
       build.hooks.collect.tapPromise("fake-mcp", async (c) => {
-        for (const t of tools) c.add({ name: "mcp__" + t.server + "__" + t.name, description: t.description, inputSchema: t.inputSchema ?? { type: "object", properties: {} }, origin: "mcp", plugin: "fake-mcp", server: t.server, call: () => "ok" });
+        for (const t of tools) c.add({ name: "mcp__plugin_fake-mcp_" + t.server + "__" + t.name, description: t.description, inputSchema: t.inputSchema ?? { type: "object", properties: {} }, origin: "mcp", plugin: "fake-mcp", server: t.server, call: () => "ok" });
       });
     });
   },
@@ -46,7 +46,7 @@ describe("toolhost search (spawned CLI)", () => {
     expect(r.code).toBe(0);
     const j = JSON.parse(r.stdout) as { tools: Array<{ name: string; score: number }> };
     expect(j.tools).toHaveLength(3);
-    expect(j.tools[0]!.name).toBe("mcp__github__create_pull_request");
+    expect(j.tools[0]!.name).toBe("mcp__plugin_fake-mcp_github__create_pull_request");
     expect(j.tools.every((t) => typeof t.score === "number")).toBe(true);
     expect(j.tools.map((t) => t.score)).toEqual([...j.tools.map((t) => t.score)].sort((a, b) => b - a));
 
@@ -72,7 +72,7 @@ describe("toolhost search (spawned CLI)", () => {
     const t = cli(["tools", "--plugin-dir", dir], cwd);
     expect(t.stdout).toMatch(/TOKENS/);
     expect(t.stdout).toMatch(/Tokens \(o200k_base.*\): \d+ eager .*, \d+ deferred/);
-    const e = cli(["explain", "mcp__slack__send_message", "--json", "--plugin-dir", dir], cwd);
+    const e = cli(["explain", "mcp__plugin_fake-mcp_slack__send_message", "--json", "--plugin-dir", dir], cwd);
     expect(JSON.parse(e.stdout)).toMatchObject({ status: "deferred", rule: "mcp: deferred by default", plugin: "tool-search" });
   });
 });

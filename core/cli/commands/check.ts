@@ -17,8 +17,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   try {
     let problems = host.problems();
     if (pluginId) problems = problems.filter((p) => p.plugin === pluginId || (rootFile && p.file?.startsWith(rootFile)));
-    const errors = problems.filter((p) => p.severity === "error");
-    const warnings = problems.filter((p) => p.severity === "warning");
+    const [errors, warnings] = [problems.filter((p) => p.severity === "error"), problems.filter((p) => p.severity === "warning")];
     const strip = (p: (typeof problems)[number]) => ({ plugin: p.plugin, file: p.file ?? null, path: p.path ?? null, message: p.message });
     if (ctx.json) ctx.io.out(JSON.stringify({ ok: errors.length === 0, plugin: pluginId ?? null, errors: errors.map(strip), warnings: warnings.map(strip) }, null, 2));
     else {

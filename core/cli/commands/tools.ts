@@ -2,8 +2,6 @@ import type { CommandContext } from "../context.ts";
 import { resolveFlag, type Host } from "../../index.ts";
 import { poolTokens, TOKENIZER } from "../../../lib/tokens.ts";
 
-export { poolTokens, TOKENIZER };
-
 /** `toolhost tools`: the pool as the model sees it. The --json shape is a contract (test/cli.test.ts). */
 export function toolsJson(host: Host) {
   const pool = host.pool;
