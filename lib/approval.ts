@@ -8,6 +8,7 @@
  */
 import type { LoadedPlugin, Tool } from "../core/types.ts";
 import { EDIT_TOOLS, TOOL_ALIASES } from "./tool-names.ts";
+import { BASH_TOOLS, STDIN_TOOLS } from "./rules/rule.ts";
 
 export interface ApprovalContext {
   plugins: readonly LoadedPlugin[];
@@ -22,6 +23,7 @@ export function alwaysNeedsApproval(tool: Tool, c: ApprovalContext): string | un
   const edit = EDIT_TOOLS.has(tool.name) && tool.origin === "builtin";
   if (edit && c.mode === "acceptEdits") return undefined;
   if (typeof tool.isReadOnly === "function" || tool.isReadOnly === true) return undefined;
+  if (BASH_TOOLS.has(tool.name)) return undefined; // a shell: read-only commands are approved per call
   if (tool.checkPermissions && !edit) return undefined; // its own check may approve (the built-in edit tools' approve only in acceptEdits)
   for (const lp of c.plugins) {
     if (lp.kind === "inline" || (lp.source.kind !== "bundled" && lp.components.main)) return undefined; // plugin code may approve in-process
@@ -37,6 +39,7 @@ export function ruleNames(rule: string, name: string): boolean {
   const part = TOOL_ALIASES[raw] ?? raw;
   if (part === name || part === "*") return true;
   if (EDIT_TOOLS.has(name) && EDIT_TOOLS.has(part)) return true;
+  if (STDIN_TOOLS.has(name) && BASH_TOOLS.has(part)) return true; // conservative: a shell rule may be about what is typed
   if (part.endsWith("*")) return name.startsWith(part.slice(0, -1));
   return name.startsWith("mcp__") && name.startsWith(`${part}__`);
 }

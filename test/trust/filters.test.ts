@@ -153,7 +153,7 @@ describe("tools that cannot run are hidden before the model sees them", () => {
     const t = await runCli(["tools", "--json", "--cwd", dir, "--mode", "dontAsk"]);
     const j = t.json();
     const listed = j.tools.map((x: { name: string }) => x.name);
-    for (const n of ["Read", "Grep", "Glob", "Bash"]) expect(listed).toContain(n);
+    for (const n of ["Read", "Grep", "Glob", "Bash", "exec_command"]) expect(listed).toContain(n); // a shell: read-only commands run unasked
     for (const n of ["Write", "Edit"]) {
       expect(listed).not.toContain(n);
       expect(j.excluded).toContainEqual(expect.objectContaining({ name: n, rule: "mode: dontAsk", plugin: "modes" }));
