@@ -17,6 +17,28 @@ export interface ApprovalContext {
   hooksAnswer: boolean;
 }
 
+/** What the plugins of one generation could approve, read once (per Build) instead of per tool. */
+interface Approvers {
+  /** Some plugin runs code of its own in-process (an inline plugin, a plugin directory's main module). */
+  inProcess: boolean;
+  allows: string[];
+  hooks: Array<Record<string, unknown[]>>;
+}
+const approversOf = new WeakMap<readonly LoadedPlugin[], Approvers>();
+
+function approvers(plugins: readonly LoadedPlugin[]): Approvers {
+  let a = approversOf.get(plugins);
+  if (a) return a;
+  a = { inProcess: false, allows: [], hooks: [] };
+  for (const lp of plugins) {
+    if (lp.kind === "inline" || (lp.source.kind !== "bundled" && lp.components.main)) a.inProcess = true;
+    for (const r of lp.components.permissions?.value.allow ?? []) if (typeof r === "string") a.allows.push(r);
+    for (const h of lp.components.hooks) a.hooks.push(h.value);
+  }
+  approversOf.set(plugins, a);
+  return a;
+}
+
 /** Why every call of `tool` needs approval, or undefined when some call may run unasked. */
 export function alwaysNeedsApproval(tool: Tool, c: ApprovalContext): string | undefined {
   if (c.mode === "bypassPermissions") return undefined;
@@ -25,11 +47,10 @@ export function alwaysNeedsApproval(tool: Tool, c: ApprovalContext): string | un
   if (typeof tool.isReadOnly === "function" || tool.isReadOnly === true) return undefined;
   if (BASH_TOOLS.has(tool.name)) return undefined; // a shell: read-only commands are approved per call
   if (tool.checkPermissions && !edit) return undefined; // its own check may approve (the built-in edit tools' approve only in acceptEdits)
-  for (const lp of c.plugins) {
-    if (lp.kind === "inline" || (lp.source.kind !== "bundled" && lp.components.main)) return undefined; // plugin code may approve in-process
-    if ((lp.components.permissions?.value.allow ?? []).some((r) => typeof r === "string" && ruleNames(r, tool.name))) return undefined;
-    if (c.hooksAnswer && lp.components.hooks.some((h) => hookMatches(h.value, tool.name))) return undefined;
-  }
+  const a = approvers(c.plugins);
+  if (a.inProcess) return undefined; // plugin code may approve in-process
+  if (a.allows.some((r) => ruleNames(r, tool.name))) return undefined;
+  if (c.hooksAnswer && a.hooks.some((h) => hookMatches(h, tool.name))) return undefined;
   return `no allow rule names ${tool.name}, it is not read-only, and no mode${c.hooksAnswer ? ", hook" : ""} or check of its own approves it: every call needs a person's approval`;
 }
 

@@ -84,8 +84,14 @@ export function closeSchema(tool: Tool): Tool {
   const sc = tool.inputSchema as Record<string, unknown> | undefined;
   if (tool.origin === "mcp" || !sc || typeof sc !== "object" || Array.isArray(sc) || "additionalProperties" in sc) return tool;
   if ((sc.type !== undefined && sc.type !== "object") || COMPOSED.some((k) => k in sc)) return tool;
-  return { ...tool, inputSchema: { type: "object", ...sc, additionalProperties: false } };
+  let closed = closedSchemas.get(sc);
+  if (!closed) closedSchemas.set(sc, (closed = { type: "object", ...sc, additionalProperties: false }));
+  if (Object.isFrozen(tool)) return { ...tool, inputSchema: closed };
+  tool.inputSchema = closed; // idempotent, and no copy of every tool per generation
+  return tool;
 }
+/** One closed copy per schema object: caches keyed by schema identity (token counts, validators) keep hitting across generations. */
+const closedSchemas = new WeakMap<object, Record<string, unknown>>();
 
 export function sort(s: PhaseState, tools: Tool[]): Tool[] {
   return s.hooks.sort.call([...tools].sort(compareTools), s.ctx);
