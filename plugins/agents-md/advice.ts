@@ -1,0 +1,72 @@
+/**
+ * Nothing dropped silently: every sentence that reads like an instruction and compiled to nothing gets a
+ * kind and a reason (`toolhost agents` lists them; `--strict` fails on "unclassified"). And precision:
+ * a compiled rule that would block a command the same file tells the agent to run is a conflict — listed,
+ * not enforced.
+ */
+import { parseRule, ruleHit, callFacts, type ParsedRule } from "../../lib/rules/match.ts";
+import { looksLikeCode, looksLikeCommand, spans } from "./text.ts";
+import { ASK, CODE_WORDS, PROHIBIT, SOFT } from "./words.ts";
+
+export type AdviceKind = "style" | "preference" | "condition" | "other-subject" | "no-target" | "narrowed" | "permission" | "guidance" | "every-edit" | "conflict" | "data" | "unclassified";
+
+const IMPERATIVE = /^(?:please\s+)?(?:run|use|add|keep|write|follow|check|verify|install|build|test|update|create|remove|delete|edit|read|include|set|wrap|place|put|call|mark|review|look|see|stay|work|raise|return|define|explain|describe|introduce|prioritize|order|minimize|reuse|treat|implement|expose|validate|regenerate|replace|try|get|give|make|let|do|document|import|pin|link|hide|structure|nest|name|start|stop|prefer|avoid|commit|push|open|format|lint|ensure|guard|apply|benchmark|measure|reference|copy|rename|launch|wait|quit|switch|upgrade|pass|preserve|fix|consider|favor|favour|tag|label|squash|rebase|merge|invoke|execute|declare|annotate|mirror|audit|prove|supplement|leave)\b/i;
+const MODAL = /\b(?:never|don['’]t|do\s+not|must|should|shall|always|avoid|prefer|ask|forbidden|prohibited|ensure|make\s+sure|required|requires|need\s+to|have\s+to|remember|important|critical)\b/i;
+
+/** Whether a sentence reads like an instruction (as opposed to description). */
+export function isInstruction(s: string): boolean {
+  return MODAL.test(s) || IMPERATIVE.test(s.replace(/^[^:]{0,40}:\s+/, "").trim()) || IMPERATIVE.test(s.trim());
+}
+
+/** The kind and reason for an instruction that compiled to nothing, given what the compiler said about it. */
+export function classify(s: string, said: Array<{ kind: string; why: string }>): { kind: AdviceKind; why: string } {
+  const known = said.find((w) => w.kind !== "unclassified");
+  if (known) return { kind: known.kind as AdviceKind, why: said.map((w) => w.why).join("; ") };
+  const banLike = PROHIBIT.test(s) || ASK.test(s);
+  const sp = spans(s).map((x) => x.text);
+  const soft = SOFT.exec(s);
+  if (soft) return { kind: "preference", why: `"${soft[0]}" makes it a preference, not a rule` };
+  if ((sp.length && sp.every((t) => looksLikeCode(t) || !looksLikeCommand(t)) && CODE_WORDS.test(s)) || (!sp.length && CODE_WORDS.test(s) && !banLike)) return { kind: "style", why: "about how code is written, not a tool call" };
+  if (said.length) return { kind: "unclassified", why: said.map((w) => w.why).join("; ") };
+  if (banLike) return { kind: "no-target", why: "names no command, file or tool to enforce" };
+  return { kind: "guidance", why: "a how-to or a requirement on the result: nothing a tool rule can check" };
+}
+
+/** Commands the file tells the agent to run: spans outside bans and asks, and lines of shell fences. */
+export function toldCommands(sentence: string, told: Map<string, number>, line: number): void {
+  if (PROHIBIT.test(sentence) || ASK.test(sentence)) {
+    // an exception inside a ban is something the agent is told it may do
+    const ex = /\b(?:except|exception|other\s+than|apart\s+from|but\s+(?:you\s+)?(?:may|can))\b(.*)$/i.exec(sentence);
+    if (!ex) return;
+    sentence = ex[1]!;
+  }
+  // the avoided side of an alternative ("use `a` instead of `b`") is not something the agent is told to run
+  const alt = /\b(?:instead\s+of|rather\s+than|over|not)\s+`/i.exec(sentence);
+  if (alt) sentence = /^\s*instead\s+of\b/i.test(sentence) ? sentence.slice(sentence.search(/,\s*use\b/i) + 1) : sentence.slice(0, alt.index);
+  for (const x of spans(sentence)) if (looksLikeCommand(x.text) && /\s/.test(x.text) && !told.has(x.text)) told.set(x.text, line);
+}
+
+export function toldFence(tag: string, lines: Array<{ no: number; text: string }>, told: Map<string, number>): void {
+  if (tag && !/^(?:sh|bash|shell|console|zsh|fish|nu|text|txt)$/.test(tag)) return;
+  for (const l of lines) {
+    const t = l.text.replace(/^\s*\$\s+/, "").trim();
+    if (t && !t.startsWith("#") && looksLikeCommand(t) && !told.has(t)) told.set(t, l.no);
+  }
+}
+
+/** The first told command a Bash rule would catch (same program only, so this stays cheap). */
+export function conflictOf(rule: string, told: Map<string, number>, cwd: string): { command: string; line: number } | undefined {
+  if (!rule.startsWith("Bash(")) return undefined;
+  let parsed: ParsedRule;
+  try {
+    parsed = parseRule(rule);
+  } catch {
+    return undefined;
+  }
+  const prog = rule.slice(5).split(/[\s)]/)[0]!;
+  for (const [command, line] of told) {
+    if (prog !== "*" && !command.includes(prog)) continue;
+    if (ruleHit(parsed, callFacts("Bash", { command }, cwd), "deny", cwd)) return { command, line };
+  }
+  return undefined;
+}

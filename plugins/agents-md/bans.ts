@@ -1,0 +1,256 @@
+/**
+ * Bans and asks of one sentence → Claude Code rules. What a sentence governs is the code spans (or plain
+ * words) after its prohibition, and what they become depends on the verb before them: a command verb makes
+ * a `Bash(...)` rule, an edit verb an `Edit(...)`, a read verb a `Read(...)`, a tool name that tool; a flag
+ * (`--release`, `@@`) becomes a rule on the flag in any position of its command. "unless asked", "ask
+ * first", "requires approval" make it an ask. Conditions the host cannot see ("when comparing", "if a
+ * modular file exists"), preferences, code constructs and other subjects ("It must never push") stay
+ * advice, with the reason pushed to `why`.
+ */
+import { clauses as clausesOf, commandRule, isFlag, isToolName, looksLikeCode, looksLikeCommand, looksLikePath, pathSpec, spans, valid, type Span } from "./text.ts";
+import { ASK, CMD_VERBS, CODE_WORDS, CONDITION, EDIT_KINDS, EDIT_VERBS, NOT_A_BAN, NOT_ASK, OTHER_SUBJECT, PHRASES, PROGRAMS, PROHIBIT, READ_VERBS, SOFT, UNLESS_ASKED } from "./words.ts";
+
+export type Behavior = "deny" | "ask";
+type Kind = "cmd" | "edit" | "read";
+
+export interface BanCtx {
+  /** Spans of the previous sentence of the item (the referent of "them", "it is generated"). */
+  prev: string[];
+  /** The command a heading or label names ("**`afl-cmin`**: Do not use `@@`"). */
+  program?: string;
+  /** Adds a rule; the reason shown to the model may carry a hint. */
+  add: (behavior: Behavior, rule: string, hint?: string) => void;
+  /** The whole item the sentence is in: where "the complete test suite" is named with its command. */
+  context?: string;
+  /** Why the sentence (or part of it) stays advice. */
+  why: Array<{ kind: string; why: string }>;
+}
+
+/** The kind of the last verb before `at`, if any. */
+function verbBefore(s: string, at: number): { kind: Kind; verb: string } | undefined {
+  let best: { at: number; kind: Kind; verb: string } | undefined;
+  for (const [re, kind] of [
+    [CMD_VERBS, "cmd"],
+    [EDIT_VERBS, "edit"],
+    [READ_VERBS, "read"],
+  ] as const) {
+    re.lastIndex = 0;
+    for (const m of s.matchAll(re)) if (m.index! < at && (!best || m.index! > best.at)) best = { at: m.index!, kind, verb: m[0].toLowerCase() };
+  }
+  return best && { kind: best.kind, verb: best.verb };
+}
+
+const TRAILING_OK = /^(?:(?:by\s+hand|manually|directly|yourself|ever|again|at\s+all|anywhere|here|locally|in\s+this\s+(?:repo|repository|project)|files?|folders?|directory|directories|commands?|tool|program|script)\b|$)/i;
+const TRAILING_NARROWS = /^(?:to|on|onto|against|into|from|for|with|at|outside|inside|when|while|if|unless|until|over|as|via|through)\b/i;
+const PASSIVE = /\b(?:be|get|being)\s+(edited|modified|changed|touched|overwritten|deleted|removed|hand-edited|updated|run|executed|invoked|read|opened)\b/i;
+const PRONOUN = /\b(them|these|those|it|this\s+file|these\s+files|that\s+file|those\s+files)\b/i;
+const ALWAYS_TRUE = /\bwhen\s+(?:developing|working(?:\s+here|\s+in\s+this\s+(?:repo|repository))?)\b|\bin\s+this\s+(?:repo|repository|project)\b/gi;
+const USE_ONLY = /^(?:use|using)$/;
+
+/** The rule for one governed span, or the reason it is none. */
+export function spanRule(x: string, kind: Kind | undefined, verb: string | undefined, clause: string, program: string | undefined): { rule?: string; why?: string } {
+  if (isFlag(x)) {
+    if (x === "@latest") return { rule: "Bash(*@latest*)" };
+    const prog = program && looksLikeCommand(program) ? program.replace(/\s+\*$/, "") : undefined;
+    // a dash flag matches in any position of its command (the matcher reorders flags); a plain argument needs the wildcard before it
+    if (!prog) return { rule: `Bash(* ${x} *)` };
+    return { rule: x.startsWith("-") ? `Bash(${prog} ${x} *)` : `Bash(${prog} * ${x} *)` };
+  }
+  if (isToolName(x) && (kind === "cmd" || kind === undefined)) return { rule: x };
+  if (kind === undefined) return { why: `no run/edit/read verb before "${x}"` };
+  if (kind === "cmd") {
+    if (!looksLikeCommand(x)) return { why: `"${x}" is code, not a command` };
+    const first = x.split(/\s+/)[0]!;
+    if (verb && USE_ONLY.test(verb) && !PROGRAMS.has(first) && (!/\s/.test(x) || CODE_WORDS.test(clause))) return { why: `"${x}" is a name in code, not a command` };
+    const rule = commandRule(x);
+    return rule ? { rule } : { why: `"${x}" is only a placeholder` };
+  }
+  if (!looksLikePath(x) || !/[./*]/.test(x)) return { why: `"${x}" is not a path` };
+  return { rule: `${kind === "edit" ? "Edit" : "Read"}(${pathSpec(x)})` };
+}
+
+const AGENT = /^(?:(?:and|but|so|then|also|please|just|always|still|otherwise|instead|here|locally|you|we|agents?|the\s+agent|ai\s+agents?|claude|codex|you\s+\w+|\W+)\s*)*$/i;
+const MODAL_BAN = /^(?:must|should|may|shall|can|cannot|can['’]t|mustn['’]t|shouldn['’]t)\b/i;
+
+/** "It must never push", "Integration tests … cannot be run": the ban is about something other than the agent. */
+function otherSubject(clause: string, from: number): boolean {
+  if (OTHER_SUBJECT.test(clause.trim())) return true;
+  const pre = clause.slice(0, from).trim();
+  if (!pre || AGENT.test(pre) || /`/.test(pre)) return false;
+  if (PASSIVE.test(clause.slice(from))) return !(PRONOUN.test(pre) || /\bfiles?\b/i.test(pre));
+  return MODAL_BAN.test(clause.slice(from)) || /\b(?:should|must|may|can|will)\s*$/i.test(pre);
+}
+
+/** Why a governed clause is advice rather than a rule, if it is. */
+export function adviceReason(clause: string, from: number, behavior: Behavior, leadingCondition: boolean): { kind: string; why: string } | undefined {
+  const after = clause.slice(from).replace(UNLESS_ASKED, "").replace(ALWAYS_TRUE, "");
+  if (otherSubject(clause, from)) return { kind: "other-subject", why: `about "${clause.trim().split(/\s+/).slice(0, 2).join(" ")}", not the agent's own tool calls` };
+  const nb = NOT_A_BAN.exec(after);
+  if (nb) return { kind: "condition", why: `"${nb[0]}" makes it a reminder to do something, not a ban` };
+  if (leadingCondition) return { kind: "condition", why: `holds only under the condition that starts the sentence` };
+  const cond = CONDITION.exec(after);
+  if (cond && !(behavior === "ask" && /^(?:before|after)$/i.test(cond[0]))) return { kind: "condition", why: `"${cond[0]}" makes it a condition, not a ban` };
+  const soft = SOFT.exec(after);
+  if (soft) return { kind: "preference", why: `"${soft[0]}" makes it a preference, not a rule` };
+  return undefined;
+}
+
+/** Compiles the code spans a clause governs; returns how many rules it added. */
+function compileClause(clause: string, behavior: Behavior, from: number, ctx: BanCtx): number {
+  const sp = spans(clause);
+  const passive = PASSIVE.exec(clause.slice(from));
+  let governed: Array<{ x: string; kind?: Kind; verb?: string; at: number; raw: number }>;
+  if (passive) {
+    const kind: Kind = /run|executed|invoked/i.test(passive[1]!) ? "cmd" : /read|opened/i.test(passive[1]!) ? "read" : "edit";
+    const before = sp.filter((x) => x.at < from).map((x) => x.text);
+    const own = before.length ? before : sp.map((x) => x.text);
+    governed = (own.length ? own : ctx.prev).map((x) => ({ x, kind, verb: passive[1]!, at: -1, raw: 0 }));
+  } else {
+    // "Running `terraform apply` requires approval": a postfix ask governs the spans before it
+    const after = sp.filter((x) => x.at > from);
+    const own = after.length || behavior === "deny" ? after : sp;
+    governed = own.map((x) => ({ x: x.text, ...verbBefore(clause, x.at), at: x.at, raw: x.raw }));
+    if (!governed.length && PRONOUN.test(clause.slice(from))) {
+      const v = verbBefore(clause, clause.length);
+      governed = ctx.prev.map((x) => ({ x, kind: v?.kind, verb: v?.verb, at: -1, raw: 0 }));
+    }
+  }
+  let n = 0;
+  for (let i = 0; i < governed.length; i++) {
+    const g = governed[i]!;
+    if (g.at >= 0) {
+      const end = i + 1 < governed.length && governed[i + 1]!.at >= 0 ? governed[i + 1]!.at : clause.length;
+      const after = clause.slice(g.at + g.raw, end).replace(UNLESS_ASKED, "").replace(/^\s*tool\b/i, "").replace(/^[\s.!?)"',]+/, "").trim();
+      if (after && !TRAILING_OK.test(after) && TRAILING_NARROWS.test(after)) {
+        ctx.why.push({ kind: "narrowed", why: `"${g.x}" is narrowed by "${after.slice(0, 40)}"; write the exact rule in a \`\`\`toolhost block` });
+        i++;
+        continue;
+      }
+    }
+    const program = ctx.program ?? lastCommandBefore(sp, g.at);
+    const r = spanRule(g.x, g.kind, g.verb, clause, program);
+    const bad = r.rule && valid(r.rule);
+    if (!r.rule || bad) {
+      ctx.why.push({ kind: bad ? "unclassified" : looksLikeCode(g.x) ? "style" : "no-target", why: bad || r.why! });
+      continue;
+    }
+    ctx.add(behavior, r.rule);
+    n++;
+  }
+  return n;
+}
+
+function lastCommandBefore(sp: Span[], at: number): string | undefined {
+  for (let i = sp.length - 1; i >= 0; i--) if (sp[i]!.at < at && looksLikeCommand(sp[i]!.text)) return sp[i]!.text;
+  return undefined;
+}
+
+const STOP = /^(?:in|on|to|from|for|with|without|unless|when|while|if|as|because|since|directly|manually|locally|here|anywhere|at|or|and|but|nor|the|a|an|any|it|them|—|-)$/i;
+/** "never run git push --force", "NEVER pip": a known program named in words, with its arguments. */
+function plainCommands(gov: string): string[] {
+  const out: string[] = [];
+  const words = gov.replace(/[,.;:!?()]/g, " , ").split(/\s+/).filter(Boolean);
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!.toLowerCase();
+    if (!PROGRAMS.has(w)) continue;
+    const prevWord = (words[i - 1] ?? "").toLowerCase();
+    if (i > 0 && !/^(?:run|use|execute|invoke|call|type|never|not|no|,|ever|with|via)$/.test(prevWord) && !PROHIBIT.test(prevWord)) continue;
+    const args = [w];
+    for (let j = i + 1; j < words.length && args.length < 5; j++) {
+      const a = words[j]!;
+      if (a === "," || STOP.test(a) || !/^[\w@./=-]+$/.test(a) || (!a.startsWith("-") && /^[A-Z]/.test(a))) break;
+      args.push(a);
+    }
+    out.push(args.join(" "));
+  }
+  return out;
+}
+
+/** Plain words a ban governs: actions ("create a PR"), programs ("pip"), kinds of file ("snapshot files"), path words (".env", "public/"). */
+function compileWords(gov: string, behavior: Behavior, ctx: BanCtx): number {
+  let n = 0;
+  for (const p of PHRASES) {
+    const m = p.re.exec(gov);
+    if (!m) continue;
+    for (const r of p.rules) ctx.add(behavior, r.replace("$1", m[1] ?? ""));
+    n++;
+  }
+  for (const c of plainCommands(gov)) {
+    const rule = commandRule(c);
+    if (rule && !valid(rule)) (ctx.add(behavior, rule), n++);
+  }
+  const v = verbBefore(gov, gov.length);
+  if (v?.kind === "edit") for (const k of EDIT_KINDS) if (k.re.test(gov)) for (const p of k.paths) (ctx.add(behavior, `Edit(${p})`), n++);
+  if (v && v.kind !== "cmd") {
+    for (const m of gov.matchAll(/(?:^|\s)((?:\.?[\w-]+\/)+|\.[\w.-]+|[\w-]+\.(?:env|pem|key|lock|json|ya?ml|toml))(?=[\s,.;:!?)]|$)/g)) {
+      const p = m[1]!.replace(/[.]$/, "");
+      if (p.length < 2 || !/[./]/.test(p)) continue;
+      ctx.add(behavior, `${v.kind === "edit" ? "Edit" : "Read"}(${pathSpec(p)})`);
+      n++;
+    }
+  }
+  return n;
+}
+
+/**
+ * One sentence (emphasis already removed): its bans and asks, clause by clause for code spans and over the
+ * governed words for plain-word bans. Returns the number of rules added.
+ */
+export function compileBans(s: string, ctx: BanCtx): number {
+  const parts = clausesOf(s);
+  const unlessAsked = UNLESS_ASKED.test(s);
+  const leading = /^(?:if|when|whenever|while|for|during|once)\b/i.test(s.trim());
+  let n = 0;
+  let first = true;
+  for (const clause of parts) {
+    const isFirst = first;
+    first = false;
+    if (NOT_ASK.test(clause)) {
+      ctx.why.push({ kind: "permission", why: "says what may be done without asking: nothing to enforce" });
+      continue;
+    }
+    const a = ASK.exec(clause);
+    const m = PROHIBIT.exec(clause);
+    if (!a && !m) continue;
+    const behavior: Behavior = a || unlessAsked ? "ask" : "deny";
+    const from = a ? a.index : m!.index;
+    const reason = adviceReason(clause, from, behavior, leading && !isFirst);
+    if (reason) {
+      ctx.why.push(reason);
+      continue;
+    }
+    let k = spans(clause).length || PASSIVE.test(clause) || PRONOUN.test(clause.slice(from)) ? compileClause(clause, behavior, from, ctx) : 0;
+    if (!k) k = compileWords(s.slice(s.indexOf(clause) + from), behavior, ctx);
+    if (!k && ctx.context) k = referent(clause.slice(from), ctx.context, behavior, ctx);
+    if (!k && !spans(clause).length && !ctx.why.length) ctx.why.push({ kind: "no-target", why: "names no command, file or tool to enforce" });
+    n += k;
+  }
+  return n;
+}
+
+
+const WHOLE = /\b(?:complete|full|entire|whole)\b/i;
+
+/**
+ * "do ask the user before running the complete test suite": the thing is named in words that the same item
+ * gives a command for ("run the complete test suite with `cargo test` (or `just test` …)"). "complete/full/
+ * entire/whole" means exactly that command, not every narrower run of it.
+ */
+function referent(gov: string, context: string, behavior: Behavior, ctx: BanCtx): number {
+  const noun = /\b(?:running|run|use|using|build|building)\s+(?:the\s+)?((?:[a-z-]+\s+){0,2}(?:suite|tests?|build|benchmarks?|migrations?|deploy(?:ment)?))\b/i.exec(gov);
+  if (!noun) return 0;
+  const key = noun[1]!.toLowerCase().split(/\s+/).at(-1)!;
+  const exact = WHOLE.test(noun[1]!);
+  const re = new RegExp(`\\b${key}\\b[^.;\`]{0,30}((?:\`[^\`]+\`[^.;\`]{0,30}){1,3})`, "gi");
+  let n = 0;
+  for (const m of context.matchAll(re)) {
+    if (WHOLE.test(m[0]) !== exact && !WHOLE.test(context.slice(Math.max(0, m.index! - 30), m.index!))) continue;
+    for (const x of spans(m[1]!)) {
+      if (!looksLikeCommand(x.text) || !PROGRAMS.has(x.text.split(/\s+/)[0]!)) continue;
+      const rule = exact ? `Bash(${x.text})` : commandRule(x.text);
+      if (rule && !valid(rule)) (ctx.add(behavior, rule), n++);
+    }
+    if (n) break;
+  }
+  return n;
+}

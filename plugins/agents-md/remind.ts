@@ -1,0 +1,124 @@
+/**
+ * Reminders: "after changing Go code, run `go fmt ./...`", "run `make tidy` after any `go.mod` changes",
+ * "when writing to `schema.json`, also update the docs", "run `make style` before you finish", "after
+ * running `afl-cmin`, run `sanitize.sh`". A reminder is context for the model at the right moment, scoped
+ * to the files and kinds of change the sentence names — never after every edit (such a sentence is
+ * refused and listed as advice). `reminderFires` decides, purely, whether a call triggers one.
+ */
+import path from "node:path";
+import { matchesRule } from "../../lib/rules/match.ts";
+import { isInside } from "../../lib/fs-path.ts";
+import { EDIT_TOOLS } from "../../lib/tool-names.ts";
+import { commandRule, looksLikeCode, looksLikeCommand, pathSpec, spans, type Span } from "./text.ts";
+import { KINDS } from "./words.ts";
+
+export interface Reminder {
+  file: string;
+  line: number;
+  text: string;
+  scope: string;
+  /** Path patterns (Edit-rule grammar) whose edits trigger the reminder (on "edit"). */
+  paths: string[];
+  /** The commands to run (may be empty when the action is words: "also update the changelog"). */
+  run: string[];
+  /** When it fires: after an edit of `paths` (default), before a `git commit` ("before committing / finishing"), or after one of `after` ran. */
+  on?: "edit" | "commit" | "command";
+  /** Bash rules of the commands that trigger an "on: command" reminder. */
+  after?: string[];
+  /** What to do, as written ("run `make fix-repo`", "also update the docs"). */
+  action?: string;
+}
+
+export type ReminderParse = { reminder: Omit<Reminder, "file" | "line" | "text" | "scope"> } | { refused: string } | undefined;
+
+const LEAD = /^(?:otherwise|also|then|and|finally|additionally)\s*,?\s*/i;
+const TRIGGER_WORD = /\b(after|when|whenever|once|if|before|prior\s+to|at\s+the\s+end\s+of)\b/i;
+const RUN_SPLIT = /,?\s*(?:then\s+|also\s+|always\s+|please\s+)?\b(?:run|re-?run|execute|invoke|call|regenerate|recompile|use|update)\b/i;
+const CHANGE = /\b(?:chang|edit|modif|touch|updat|writ|add)\w*\b|\bchanges\b/i;
+const COMMIT = /\b(?:before|prior\s+to)\s+(?:you\s+)?(?:commit|committing|finaliz\w*|finish\w*|marking\s+(?:work|the\s+task|it)\s+(?:as\s+)?(?:complete|ready|done)|submitting|pushing|opening\s+a\s+pr|you\s+(?:are\s+)?(?:done|finish))|\bat\s+the\s+end\s+of\s+(?:a|the|your|each)\s+(?:task|change|session)\b|\bbefore\s+(?:you\s+)?(?:are\s+)?done\b/i;
+const AFTER_RUN = /\bafter\s+running\s+`([^`]+)`/i;
+const NEGATED = /\boutside\s+(?:of\s+)?|\bexcept\b|\bother\s+than\b|\bunless\b/i;
+const SCRIPT = /^[\w./-]+\.(?:sh|py|nu|js|mjs|ts|rb|pl|bash|ps1)(?:\s.*)?$/;
+
+/** The commands in the action part: command spans not introduced by a preposition (`in `codex-rs``), not file names. */
+function commandsIn(part: string, sp: Span[]): string[] {
+  return sp
+    .filter((x) => !/\b(?:in|from|under|to|into|of|for)\s*(?:the\s+)?$/i.test(part.slice(Math.max(0, x.at - 12), x.at)))
+    .map((x) => x.text)
+    .filter((t) => (looksLikeCommand(t) || SCRIPT.test(t)) && !looksLikeCode(t));
+}
+
+/** Paths and kinds a trigger clause names. */
+function triggerPaths(trigger: string): string[] {
+  const out: string[] = [];
+  for (const x of spans(trigger)) if (/[./*]/.test(x.text) && !/\s/.test(x.text) && !looksLikeCode(x.text)) out.push(pathSpec(x.text));
+  for (const k of KINDS) if (k.re.test(trigger)) out.push(...k.paths);
+  return [...new Set(out)];
+}
+
+/** Splits "Run `x` after …" / "After …, run `x`" into its trigger and action. */
+function split(s: string): { trigger: string; action: string } | undefined {
+  const t = s.replace(LEAD, "");
+  const tw = TRIGGER_WORD.exec(t);
+  if (!tw) return undefined;
+  if (tw.index === 0) {
+    const m = RUN_SPLIT.exec(t.slice(tw[0].length));
+    const cut = m ? tw[0].length + m.index : t.indexOf(",");
+    if (cut <= 0) return undefined;
+    return { trigger: t.slice(0, cut), action: t.slice(cut).replace(/^,\s*/, "") };
+  }
+  if (!/^(?:always\s+)?(?:re-?run|run|execute|invoke|call|regenerate|recompile|update)\b/i.test(t)) return undefined;
+  // "…, as these changes require …": the reason is not part of the trigger
+  const trigger = t.slice(tw.index).replace(/,?\s+(?:as|because|since|so\s+that)\b.*$/i, "");
+  return { trigger, action: t.slice(0, tw.index) };
+}
+
+/**
+ * A reminder sentence, if it is one. `code` is the fenced block under the item (its commands are the
+ * action of "… recompile:" sentences).
+ */
+export function parseReminder(s: string, code: string[] | undefined): ReminderParse {
+  const sp = split(s);
+  if (!sp) return undefined;
+  const action = sp.action.trim();
+  let run = commandsIn(sp.action, spans(sp.action));
+  if (!run.length && code?.length && /:\s*$|\b(?:recompile|regenerate|run)\b/i.test(s)) run = code.map((l) => l.replace(/^\s*\$\s*/, "").trim()).filter((l) => l && !l.startsWith("#")).slice(0, 3);
+  const seed = /^\s*(?:also\s+)?\S/.test(action) && /\bwhen\s+writing\s+to\b/i.test(sp.trigger);
+  if (!run.length && !seed) return undefined;
+  const ar = AFTER_RUN.exec(sp.trigger);
+  if (ar && looksLikeCommand(ar[1]!)) {
+    const rule = commandRule(ar[1]!);
+    return rule ? { reminder: { paths: [], run, on: "command", after: [rule], action } } : undefined;
+  }
+  if (COMMIT.test(sp.trigger)) return { reminder: { paths: [], run, on: "commit", action } };
+  if (!CHANGE.test(sp.trigger)) return undefined;
+  if (NEGATED.test(sp.trigger)) return { refused: `the change it names ("${sp.trigger.slice(0, 60)}") has an exception a path pattern cannot express` };
+  const paths = triggerPaths(sp.trigger);
+  if (!paths.length) return { refused: `names no file or kind of file ("${sp.trigger.slice(0, 60)}"): a reminder after every edit is refused` };
+  return { reminder: { paths, run, on: "edit", action } };
+}
+
+const COMMIT_RULE = "Bash(git commit *)";
+
+/** Whether a call (tool name, input, cwd) triggers the reminder. Pure; shared by the plugin and the benchmark. */
+export function reminderFires(r: Reminder, tool: string, input: Record<string, unknown>, cwd: string): boolean {
+  const on = r.on ?? "edit";
+  if (on === "edit") {
+    if (!EDIT_TOOLS.has(tool)) return false;
+    const file = [input.file_path, input.notebook_path].find((x): x is string => typeof x === "string");
+    if (!file) return false;
+    const abs = path.resolve(cwd, file);
+    if (!isInside(abs, r.scope)) return false;
+    return r.paths.some((p) => matchesRule(`Edit(${p})`, { toolName: "Edit", input: { file_path: abs } }, { cwd, rulesRoot: r.scope }));
+  }
+  if (tool !== "Bash" || typeof input.command !== "string") return false;
+  const rules = on === "commit" ? [COMMIT_RULE] : (r.after ?? []);
+  return rules.some((rule) => matchesRule(rule, { toolName: "Bash", input }, { cwd, rulesRoot: r.scope, behavior: "deny" }));
+}
+
+/** The text the model sees. */
+export function reminderText(r: Reminder, where: string): string {
+  const what = r.run.length ? `run ${r.run.map((c) => `\`${c}\``).join(" and ")}` : (r.action ?? r.text);
+  const when = r.on === "commit" ? "before committing / finishing" : r.on === "command" ? "after this command" : "after this change";
+  return `${where} asks: ${what} ${when} (${JSON.stringify(r.text)})`;
+}

@@ -1,0 +1,99 @@
+/**
+ * Sentence shapes other than "never <verb> <target>": alternatives ("use `bun <file>` instead of
+ * `node <file>` or `ts-node <file>`", "yarn, not npm"), immutable paths ("keep `schema/` immutable",
+ * "`x.lock` is read-only"), and generated files ("`x.d.ts` is auto-generated", "(they are generated)").
+ * Each returns true when the sentence was handled (compiled, or found to be style advice).
+ */
+import { commandRule, isFlag, looksLikeCode, looksLikeCommand, looksLikePath, pathSpec, spans, valid } from "./text.ts";
+import { adviceReason, spanRule, type BanCtx } from "./bans.ts";
+import { CODE_WORDS, PROGRAMS } from "./words.ts";
+
+const SPANS = "((?:`[^`]+`(?:\\s*,\\s*|\\s+or\\s+|\\s*,\\s*or\\s+|\\s+and\\s+)?)+)";
+const ALTERNATIVES: Array<{ re: RegExp; want: number; avoid: number; soft?: boolean }> = [
+  { re: new RegExp(`\\b(?:use|run)\\s+(\`[^\`]+\`)[^.;]*?\\s*,?\\s*(?:instead\\s+of|rather\\s+than|not)\\s+${SPANS}`, "i"), want: 1, avoid: 2 },
+  { re: new RegExp(`\\bprefer\\s+(\`[^\`]+\`)\\s+(?:over|to)\\s+${SPANS}`, "i"), want: 1, avoid: 2, soft: true },
+  { re: new RegExp(`\\binstead\\s+of\\s+${SPANS}\\s*,?\\s*use\\s+(\`[^\`]+\`)`, "i"), want: 2, avoid: 1 },
+  { re: new RegExp(`^(\`[^\`]+\`)\\s*,\\s*not\\s+${SPANS}`, "i"), want: 1, avoid: 2 },
+];
+const PLAIN_ALT = /^(?:only\s+)?(?:use\s+)?([a-z][\w-]*)\s*(?:,|;)?\s*(?:not|never|instead\s+of|rather\s+than)\s+([a-z][\w-]*)\b/i;
+
+const program = (t: string) => t.replace(/^`|`$/g, "").trim().split(/\s+/)[0]!.toLowerCase();
+
+/** "use `X` instead of `Y`": denies Y (each alternative) when both name programs, with "use X instead" as the hint. */
+export function alternatives(s: string, ctx: BanCtx): boolean {
+  for (const p of ALTERNATIVES) {
+    const m = p.re.exec(s);
+    if (!m) continue;
+    const want = m[p.want]!.replace(/`/g, "").trim();
+    const avoid = spans(m[p.avoid]!).map((x) => x.text);
+    const commands = avoid.filter((a) => looksLikeCommand(a) && !looksLikeCode(a));
+    const programs = PROGRAMS.has(program(want)) || commands.some((a) => PROGRAMS.has(program(a)));
+    if (!commands.length || commands.length < avoid.length || !programs || (p.soft && !commands.every((a) => PROGRAMS.has(program(a)))) || CODE_WORDS.test(s)) {
+      ctx.why.push({ kind: "style", why: `a preference between ${avoid.map((a) => `"${a}"`).join(", ")} and "${want}" in code, not a tool call` });
+      return true;
+    }
+    for (const a of commands) {
+      const rule = commandRule(a);
+      if (rule && !valid(rule)) ctx.add("deny", rule, `use \`${want}\` instead`);
+    }
+    return true;
+  }
+  const pm = PLAIN_ALT.exec(s.trim());
+  if (pm && PROGRAMS.has(pm[1]!.toLowerCase()) && PROGRAMS.has(pm[2]!.toLowerCase())) {
+    ctx.add("deny", `Bash(${pm[2]!.toLowerCase()} *)`, `use ${pm[1]} instead`);
+    return true;
+  }
+  return false;
+}
+
+const IMMUTABLE = /\b(?:keep|treat|leave)\s+((?:`[^`]+`(?:\s*(?:,|and|or)\s*)?)+)\s+(?:as\s+)?(?:immutable|read-only|readonly|untouched|unchanged|frozen|as[- ]is)\b|((?:`[^`]+`(?:\s*(?:,|and|or)\s*)?)+)\s+(?:is|are)\s+(?:immutable|read-only|readonly|frozen)\b/i;
+
+/** "keep `P` immutable", "`P` is read-only": Edit denials. */
+export function immutable(s: string, ctx: BanCtx): boolean {
+  const m = IMMUTABLE.exec(s);
+  if (!m) return false;
+  const paths = spans(m[1] ?? m[2]!).map((x) => x.text).filter((t) => looksLikePath(t) && /[./*]/.test(t));
+  for (const p of paths) ctx.add("deny", `Edit(${pathSpec(p)})`, "it is immutable");
+  return paths.length > 0;
+}
+
+const GENERATED = /\b(?:is|are)\s+(?:auto-?|automatically\s+|machine-)?generated\b|\b(?:is|are)\s+(?:produced|generated)\s+by\b/i;
+const PARTIAL = /\b(?:parts?|portions?|sections?|some)\s+of\b|\bwhen\b|\bif\b|\bunless\b/i;
+
+/** "`x.d.ts` is auto-generated", "any file under `fixtures/*\/` is GENERATED", "(they are generated)": Edit denials. */
+export function generated(s: string, ctx: BanCtx): boolean {
+  const m = GENERATED.exec(s);
+  if (!m) return false;
+  const before = s.slice(0, m.index);
+  if (PARTIAL.test(before)) {
+    ctx.why.push({ kind: "condition", why: "only part of the file is generated, or only under a condition" });
+    return true;
+  }
+  let targets = spans(before)
+    .map((x) => x.text)
+    .filter((t) => looksLikePath(t) && /[./*]/.test(t));
+  // a lead-in's list item comes after the words ("these files are generated and must not be edited `x`")
+  if (!targets.length) targets = spans(s.slice(m.index)).map((x) => x.text).filter((t) => looksLikePath(t) && /[./*]/.test(t));
+  if (!targets.length && /\b(?:it|they|these|those|this\s+file|these\s+files)\b/i.test(before)) targets = ctx.prev.filter((t) => looksLikePath(t) && /[./*]/.test(t));
+  for (const t of targets) ctx.add("deny", `Edit(${pathSpec(t)})`, "it is generated: change its source and regenerate");
+  return targets.length > 0;
+}
+
+const NOT_SPAN = /(?:,|\(|\bbut)\s*not\s+(`[^`]+`)/i;
+
+/** "Use debug builds (not `--release`)", "pipe input via stdin, not `@@`": the span after "not" is banned (a flag or a program). */
+export function notSpan(s: string, ctx: BanCtx): boolean {
+  const m = NOT_SPAN.exec(s);
+  if (!m) return false;
+  const x = m[1]!.slice(1, -1).trim();
+  const reason = adviceReason(s, m.index, "deny", false);
+  if (reason) {
+    ctx.why.push(reason);
+    return true;
+  }
+  if (!isFlag(x) && !PROGRAMS.has(program(x))) return false;
+  const r = spanRule(x, "cmd", "run", s, ctx.program);
+  if (!r.rule || valid(r.rule)) return false;
+  ctx.add("deny", r.rule);
+  return true;
+}

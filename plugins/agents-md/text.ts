@@ -1,0 +1,128 @@
+/**
+ * Text helpers of the AGENTS.md compiler: code spans, markdown emphasis, sentences and clauses (all
+ * outside code spans), and the shapes a span may have (a command, a path, a flag, a tool name, code).
+ */
+import { KNOWN_TOOLS, parseRule } from "../../lib/rules/match.ts";
+import { PROGRAMS } from "./words.ts";
+
+export interface Span {
+  text: string;
+  /** Offset of the opening backtick in the sentence. */
+  at: number;
+  /** Length with the backticks. */
+  raw: number;
+}
+
+/** Code spans of a sentence with their offsets. */
+export function spans(s: string): Span[] {
+  const out: Span[] = [];
+  for (const m of s.matchAll(/`([^`]+)`/g)) if (m[1]!.trim()) out.push({ text: m[1]!.trim(), at: m.index!, raw: m[0].length });
+  return out;
+}
+
+/** Markdown emphasis (`**not**`, `_never_`) and links removed outside code spans, so they cannot hide a prohibition. */
+export function plain(s: string): string {
+  return s
+    .split(/(`[^`]*`)/)
+    .map((part) =>
+      part.startsWith("`")
+        ? part
+        : part
+            .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
+            .replace(/\*\*|__|(?<![\w*])[*_](?=\w)|(?<=\w)[*_](?![\w*])/g, ""),
+    )
+    .join("");
+}
+
+/**
+ * Split text at boundaries outside code spans. `boundary(s, i)` returns the separator's length at i (0 for
+ * none); `keep` keeps the separator at the end of the piece (sentence punctuation) instead of dropping it.
+ */
+export function splitOutsideCode(s: string, boundary: (s: string, i: number) => number, keep: boolean): Array<{ text: string; at: number }> {
+  const out: Array<{ text: string; at: number }> = [];
+  let start = 0;
+  let inCode = false;
+  const push = (from: number, to: number) => {
+    const raw = s.slice(from, to);
+    const lead = raw.length - raw.trimStart().length;
+    if (raw.trim()) out.push({ text: raw.trim(), at: from + lead });
+  };
+  for (let i = 0; i < s.length; i++) {
+    if (s[i] === "`") {
+      inCode = !inCode;
+      continue;
+    }
+    if (inCode) continue;
+    const n = boundary(s, i);
+    if (!n) continue;
+    push(start, keep ? i + n : i);
+    start = i + n;
+    i += n - 1;
+  }
+  push(start, s.length);
+  return out;
+}
+
+/** Sentences: at `;` `!` `?`, and at `.` before a space or the end of the text; each with its offset. */
+export function sentences(text: string): Array<{ text: string; at: number }> {
+  return splitOutsideCode(text, (t, i) => (";!?".includes(t[i]!) || (t[i] === "." && (i + 1 === t.length || /\s/.test(t[i + 1]!))) ? 1 : 0), true);
+}
+
+const DASH = /\s+[-—–]\s+|—|–|:\s|\s+->\s+|\s*→\s*/y;
+const CONJ = /\s+(?:but|yet|so|otherwise|though|although|whereas|however)\s+/iy;
+const LIST_COMMA = /,\s*(?:(?:or|and)\s+)?`/y;
+
+/**
+ * Clauses: at "—", " - ", ":", "->", and at commas or "but/yet/so/otherwise" that do not continue a list of
+ * code spans ("never run `a`, `b` or `c`" stays one clause).
+ */
+export function clauses(s: string): string[] {
+  const at = (re: RegExp, i: number): number => {
+    re.lastIndex = i;
+    return re.exec(s)?.[0].length ?? 0;
+  };
+  return splitOutsideCode(s, (t, i) => at(DASH, i) || at(CONJ, i) || (t[i] === "," && !at(LIST_COMMA, i) ? 1 : 0), false).map((c) => c.text);
+}
+
+const TOOL_NAMES = new Set([...KNOWN_TOOLS, "Task", "exec_command", "write_stdin"]);
+export const isToolName = (t: string) => TOOL_NAMES.has(t) || /^mcp__[A-Za-z0-9_-]+(__[A-Za-z0-9_*-]+)?$/.test(t);
+/** A flag or argument on its own: `--release`, `-f`, `@@`, `@latest`. */
+export const isFlag = (t: string) => /^(?:--?[A-Za-z][\w-]*(?:=\S*)?|@@|@latest)$/.test(t);
+/** Code, not a shell command: calls, attributes, paths into modules, keywords with colons, capitalised names. */
+export const looksLikeCode = (t: string) => /[()[\]{}]|::|^[.#@!?]|:$|^[A-Z]|^\w+\s*=|^(?:except|def|class|let|const|var|fn|pub|impl|import|from|return|if|for|while|async|await|match)\b/.test(t) && !/^[\w.-]+\s+\*?\s*\|/.test(t);
+/** A span that can be a shell command: starts with a lowercase program name. */
+export function looksLikeCommand(t: string): boolean {
+  if (looksLikeCode(t) || isFlag(t)) return false;
+  const first = t.split(/\s+/)[0]!;
+  if (!/^(?:[A-Z_][A-Z0-9_]*=\S*\s+)*[a-z0-9_.\/~][\w.\/+~-]*$/.test(first) && !/^[A-Z_][A-Z0-9_]*=/.test(first)) return false;
+  // a file name alone (`go.mod`, `src/x.ts`) is a path, not a command
+  if (!/\s/.test(t) && (/\.[a-z0-9]{1,5}$/i.test(t) || t.endsWith("/")) && !PROGRAMS.has(t)) return false;
+  return true;
+}
+/** A span that can be a path pattern: one word, no shell punctuation. */
+export const looksLikePath = (t: string) => /^[^\s|;&<>`$()]+$/.test(t) && !isFlag(t) && !looksLikeCode(t.replace(/^\./, "x"));
+/** A path-looking span that names a directory (`docs/ja`, `public/`) rather than a file. */
+export const isDirectory = (t: string) => t.endsWith("/") || (t.includes("/") && !/\.[A-Za-z0-9]{1,6}$/.test(t) && !t.includes("*"));
+/** An Edit/Read specifier for a path span: directories cover everything below them. */
+export function pathSpec(t: string): string {
+  const p = t.replace(/^\.\//, "");
+  if (isDirectory(p)) return `${p.replace(/\/+$/, "")}/**`;
+  return p;
+}
+
+/** A command span as a Bash rule: placeholders (`<file>`, `...`) become wildcards; a bare command takes any arguments. */
+export function commandRule(span: string): string {
+  let c = span.replace(/\s+/g, " ").trim();
+  c = c.replace(/<[^<>]+>|\{[^{}]+\}|\.\.\.|…/g, "*").replace(/(?:\s*\*)+$/, " *").replace(/\s+/g, " ").trim();
+  if (c === "*") return "";
+  return c.includes("*") ? `Bash(${c})` : `Bash(${c} *)`;
+}
+
+export function valid(rule: string): string | undefined {
+  try {
+    parseRule(rule);
+    return undefined;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+}
