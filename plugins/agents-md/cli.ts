@@ -1,16 +1,20 @@
 /**
- * `toolhost agents [--json]` (declared in manifests/agents-md.json `cliCommands`): what the project's
- * AGENTS.md files compile to — each enforced rule with its line, the post-edit reminders, and the rule-like
- * sentences that stay advice (with why), so authors see exactly what the host enforces.
+ * `toolhost agents [--json] [--strict]` (declared in manifests/agents-md.json `cliCommands`): what the
+ * project's instruction files compile to — each enforced rule with its line, the reminders, and every
+ * instruction-like sentence that stays advice (with its kind and why; conflicts name the rule they would
+ * have been), so nothing is dropped silently. Exit 1 on a problem; with --strict also on any sentence the
+ * compiler could not classify.
  */
 import path from "node:path";
 import { loadConfig, type CommandContext } from "../../core/index.ts";
-import { loadAgents } from "./load.ts";
+import { loadAgents, type AgentsFile } from "./load.ts";
+import { isInside } from "../../lib/fs-path.ts";
 
 export async function run(ctx: CommandContext): Promise<number> {
   const cwd = path.resolve(typeof ctx.args.flags.cwd === "string" ? ctx.args.flags.cwd : process.cwd());
   const cfg = await loadConfig({ cwd, configFile: typeof ctx.args.flags.config === "string" ? ctx.args.flags.config : undefined });
   const { files, errors } = loadAgents(cwd, cfg.config.agentsMd?.files);
+  const strict = ctx.args.flags.strict === true;
   if (ctx.json) {
     ctx.io.out(
       JSON.stringify(
@@ -19,8 +23,8 @@ export async function run(ctx: CommandContext): Promise<number> {
             file: f.file,
             scope: f.scope,
             rules: f.rules.map((r) => ({ line: r.line, behavior: r.behavior, rule: r.rule, text: r.text, hint: r.hint ?? null })),
-            reminders: f.reminders.map((r) => ({ line: r.line, paths: r.paths, run: r.run, text: r.text })),
-            unenforced: f.unenforced.map((u) => ({ line: u.line, text: u.text, why: u.why })),
+            reminders: f.reminders.map((r) => ({ line: r.line, paths: r.paths, run: r.run, text: r.text, on: r.on ?? "edit", after: r.after ?? [], action: r.action ?? null })),
+            unenforced: f.unenforced.map((u) => ({ line: u.line, text: u.text, why: u.why, kind: u.kind ?? "unclassified" })),
             problems: f.problems.map((p) => ({ line: p.line, text: p.text, why: p.why })),
           })),
           errors,
@@ -29,17 +33,32 @@ export async function run(ctx: CommandContext): Promise<number> {
         2,
       ),
     );
-    return errors.length || files.some((f) => f.problems.length) ? 1 : 0;
+    return exitCode(files, errors, strict);
   }
   if (!files.length && !errors.length) ctx.io.out(`No AGENTS.md found in ${cwd} or the directories below it.`);
   for (const f of files) {
     const rel = path.relative(cwd, f.file) || f.file;
-    ctx.io.out(`${rel}${f.scope === cwd ? "" : ` (governs ${path.relative(cwd, f.scope)}/)`}`);
+    ctx.io.out(`${rel}${f.scope === cwd || isInside(cwd, f.scope) ? "" : ` (governs ${path.relative(cwd, f.scope)}/)`}`);
     for (const r of f.rules) ctx.io.out(`  ${rel}:${r.line}  ${r.behavior.padEnd(4)} ${r.rule}${r.hint ? `  (${r.hint})` : ""}`);
-    for (const r of f.reminders) ctx.io.out(`  ${rel}:${r.line}  after editing ${r.paths.length ? r.paths.join(", ") : "any file"}: remind to run ${r.run.join(", ")}`);
-    for (const u of f.unenforced) ctx.io.out(`  ${rel}:${u.line}  advice only: ${u.text}  [${u.why}]`);
+    for (const r of f.reminders) ctx.io.out(`  ${rel}:${r.line}  ${when(r)}: remind to ${r.run.length ? `run ${r.run.join(", ")}` : (r.action ?? r.text)}`);
+    for (const u of f.unenforced) ctx.io.out(`  ${rel}:${u.line}  ${u.kind === "conflict" ? "conflict, not enforced" : `advice only (${u.kind ?? "unclassified"})`}: ${u.text}  [${u.why}]`);
     for (const p of f.problems) ctx.io.out(`  ${rel}:${p.line}  problem: ${p.text}  [${p.why}]`);
   }
   for (const e of errors) ctx.io.out(`${e.file}: ${e.message}`);
-  return errors.length || files.some((f) => f.problems.length) ? 1 : 0;
+  const open = unclassified(files);
+  if (strict && open) ctx.io.out(`--strict: ${open} instruction line(s) could not be classified`);
+  return exitCode(files, errors, strict);
+}
+
+function when(r: AgentsFile["reminders"][number]): string {
+  if (r.on === "commit") return "before git commit";
+  if (r.on === "command") return `after running ${(r.after ?? []).join(", ")}`;
+  return `after editing ${r.paths.join(", ")}`;
+}
+
+const unclassified = (files: AgentsFile[]) => files.reduce((n, f) => n + f.unenforced.filter((u) => (u.kind ?? "unclassified") === "unclassified").length, 0);
+
+function exitCode(files: AgentsFile[], errors: unknown[], strict: boolean): number {
+  if (errors.length || files.some((f) => f.problems.length)) return 1;
+  return strict && unclassified(files) ? 1 : 0;
 }

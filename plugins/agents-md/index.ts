@@ -9,17 +9,18 @@
  *  - build.permission (before the permissions plugin's allow rules): ask rules, explicit — a hook's allow
  *    never skips them; dontAsk mode turns them into denials;
  *  - build.readFilter: Grep and Glob skip files a compiled Read deny covers;
- *  - build.postToolUse: "after changing X, run Y" reminders as context after matching edits.
+ *  - build.postToolUse: "after changing X, run Y" reminders as context after edits of the files and kinds
+ *    named, and "after running X, run Y" after that command;
+ *  - build.preToolUse: "run Y before committing / before you finish" as context on a `git commit`.
  * Every decision cites `AGENTS.md:<line>` and the sentence.
  */
 import path from "node:path";
-import { definePlugin, DENY_STAGE_AGENTS, PERMISSION_STAGE_AGENTS, POOL_STAGE_DENY, type BuildView, type CallState, type Decision, type Exclusion, type PostToolUseContext, type Tool, type ToolCollector } from "../../core/index.ts";
-import { callFacts, matchesRule, parseRule, readDenyFilter, ruleHit } from "../../lib/rules/match.ts";
-import type { Reminder } from "./compile.ts";
+import { definePlugin, DENY_STAGE_AGENTS, PERMISSION_STAGE_AGENTS, POOL_STAGE_DENY, type BuildView, type CallState, type Decision, type Exclusion, type PostToolUseContext, type PreToolUseContext, type Tool, type ToolCollector } from "../../core/index.ts";
+import { callFacts, parseRule, readDenyFilter, ruleHit } from "../../lib/rules/match.ts";
+import { reminderFires, reminderText, type Reminder } from "./remind.ts";
 import { loadAgents } from "./load.ts";
-import { cite, decide, inScope, PLUGIN_NAME, type Live } from "./decide.ts";
 import { isInside } from "../../lib/fs-path.ts";
-import { EDIT_TOOLS } from "../../lib/tool-names.ts";
+import { cite, decide, inScope, PLUGIN_NAME, type Live } from "./decide.ts";
 
 export { cite, PLUGIN_NAME };
 
@@ -36,7 +37,7 @@ interface Rules {
 export default definePlugin({
   name: PLUGIN_NAME,
   apply(ctx) {
-    // instruction file names to compile (default ["AGENTS.md"]; e.g. add "CLAUDE.md"): plain names, no paths
+    // instruction file names to compile (default AGENTS.md, AGENTS.override.md, CLAUDE.md, CLAUDE.local.md): plain names, no paths
     ctx.contributeConfig("agentsMd", { type: "object", properties: { files: { type: "array", items: { type: "string", pattern: "^[^/\\\\]+\\.md$" } } }, additionalProperties: false });
     ctx.hooks.build.tap(PLUGIN_NAME, onBuild);
   },
@@ -58,7 +59,9 @@ function collectRules(build: BuildView, collector: ToolCollector, rules: Rules):
   rules.reminders = [];
   for (const f of files) {
     for (const p of f.problems) collector.problem({ plugin: PLUGIN_NAME, file: f.file, path: `line ${p.line}`, message: `${p.why} (${JSON.stringify(p.text)})`, severity: "warning" });
-    for (const r of f.rules) live.push({ ...r, parsed: parseRule(r.rule), everywhere: f.scope === build.cwd });
+    // the project's own files and those above it govern everything; nested ones their directory
+    const everywhere = f.scope === build.cwd || isInside(build.cwd, f.scope);
+    for (const r of f.rules) live.push({ ...r, parsed: parseRule(r.rule), everywhere });
     rules.reminders = rules.reminders.concat(f.reminders);
   }
   rules.deny = live.filter((r) => r.behavior === "deny");
@@ -80,7 +83,8 @@ function install(build: BuildView, rules: Rules): void {
   build.hooks.readFilter.tap(PLUGIN_NAME, (prev, call) =>
     readDenyFilter(prev, rules.reads, call.cwd, (r) => `denied by ${cite(r, call.cwd)} (${r.rule})`, (r, abs) => r.everywhere || inScope(abs, r.scope)),
   );
-  build.hooks.postToolUse.tap(PLUGIN_NAME, (post) => remindAfterEdit(post, rules.reminders));
+  build.hooks.postToolUse.tap(PLUGIN_NAME, (post) => remindAfter(post, rules.reminders));
+  build.hooks.preToolUse.tap(PLUGIN_NAME, (pre) => remindBeforeCommit(pre, rules.reminders));
 }
 
 /** A whole-tool deny of the project's own AGENTS.md removes the tool from the pool. */
@@ -108,19 +112,20 @@ function askCall(call: CallState, ask: Live[], suspects: Suspects): Decision | u
   return decide(call, ask, "ask");
 }
 
-/** "After changing X, run Y": context after a successful edit of a matching file. */
-function remindAfterEdit(post: PostToolUseContext, reminders: Reminder[]): void {
+/** "After changing X, run Y" / "after running X, run Y": context after a successful matching call. */
+function remindAfter(post: PostToolUseContext, reminders: Reminder[]): void {
   if (!reminders.length || post.result.isError) return;
   const call = post.call;
   const tool = call.tool?.name ?? call.requestedName;
-  if (!EDIT_TOOLS.has(tool)) return;
-  const input = call.input as Record<string, unknown>;
-  const file = [input.file_path, input.notebook_path].find((x): x is string => typeof x === "string");
-  if (!file) return;
-  const abs = path.resolve(call.cwd, file);
-  for (const r of reminders) {
-    if (!isInside(abs, r.scope)) continue;
-    if (r.paths.length && !r.paths.some((p) => matchesRule(`Edit(${p})`, { toolName: "Edit", input: { file_path: abs } }, { cwd: call.cwd, rulesRoot: r.scope }))) continue;
-    post.addContext(`${cite(r, call.cwd)} asks: run ${r.run.map((c) => `\`${c}\``).join(" and ")} after this change (${JSON.stringify(r.text)})`, PLUGIN_NAME);
-  }
+  const input = (call.input ?? {}) as Record<string, unknown>;
+  for (const r of reminders) if (r.on !== "commit" && reminderFires(r, tool, input, call.cwd)) post.addContext(reminderText(r, cite(r, call.cwd)), PLUGIN_NAME);
+}
+
+/** "Run Y before committing / before you finish": context on the `git commit` that ends the change. */
+function remindBeforeCommit(pre: PreToolUseContext, reminders: Reminder[]): void {
+  const call = pre.call;
+  const tool = call.tool?.name ?? call.requestedName;
+  if (tool !== "Bash") return;
+  const input = (pre.input ?? {}) as Record<string, unknown>;
+  for (const r of reminders) if (r.on === "commit" && reminderFires(r, tool, input, call.workingDirectory ?? call.cwd)) pre.addContext(reminderText(r, cite(r, call.cwd)), PLUGIN_NAME);
 }

@@ -11,8 +11,8 @@ import { isInside } from "../../lib/fs-path.ts";
 /** Never descended into. */
 export const SKIP_DIRS = new Set(["node_modules", ".git", ".hg", ".svn"]);
 /** Dot-directories the project-wide watch does descend into. */
-const PROJECT_DOT_DIRS = new Set([".claude", ".claude-plugin"]);
-const PROJECT_FILES = new Set(["AGENTS.md"]);
+const PROJECT_DOT_DIRS = new Set([".claude", ".claude-plugin", ".github"]);
+const PROJECT_FILES = new Set(["AGENTS.md", "AGENTS.override.md", "CLAUDE.md", "CLAUDE.local.md"]);
 /** How deep the project-wide watch (AGENTS.md, settings) goes. */
 export const PROJECT_DEPTH = 8;
 

@@ -63,15 +63,22 @@ describe("AGENTS.md compiler", () => {
 
   it("post-edit reminders", () => {
     expect(c("- After changing `src/**/*.ts`, run `npm test` and `npm run lint`.").reminders).toEqual([
-      { file: "/p/AGENTS.md", line: 1, text: "After changing `src/**/*.ts`, run `npm test` and `npm run lint`.", scope: "/p", paths: ["src/**/*.ts"], run: ["npm test", "npm run lint"] },
+      { file: "/p/AGENTS.md", line: 1, text: "After changing `src/**/*.ts`, run `npm test` and `npm run lint`.", scope: "/p", paths: ["src/**/*.ts"], run: ["npm test", "npm run lint"], on: "edit", action: "run `npm test` and `npm run lint`." },
     ]);
-    expect(c("Always run `make check` after any change.").reminders[0]).toMatchObject({ paths: [], run: ["make check"] });
+    // a reminder after every edit is refused (it would fire on everything), and listed with why
+    const every = c("Always run `make check` after any change.");
+    expect(every.reminders).toEqual([]);
+    expect(every.unenforced[0]).toMatchObject({ line: 1, kind: "every-edit" });
   });
 
   it("rule-like sentences that do not compile are listed as advice with the reason; plain prose is ignored", () => {
-    const r = c("- Never push to `main`.\n- Keep functions small.\n- Never commit secrets.");
+    const r = c("- Never `frobnicate` anything.\n- Keep functions small.\n- Never commit secrets.\nThe build is fast.");
     expect(r.rules).toEqual([]);
-    expect(r.unenforced).toEqual([{ file: "/p/AGENTS.md", line: 1, text: "Never push to `main`.", why: 'no run/edit/read verb before "main"' }]);
+    expect(r.unenforced).toEqual([
+      { file: "/p/AGENTS.md", line: 1, text: "Never `frobnicate` anything.", why: 'no run/edit/read verb before "frobnicate"', kind: "no-target" },
+      { file: "/p/AGENTS.md", line: 2, text: "Keep functions small.", why: "about how code is written, not a tool call", kind: "style" },
+      { file: "/p/AGENTS.md", line: 3, text: "Never commit secrets.", why: "names no command, file or tool to enforce", kind: "no-target" },
+    ]);
   });
 
   it("explicit fenced rules: deny/ask in Claude Code grammar; allow and bad rules are problems with their line", () => {

@@ -186,7 +186,7 @@ describe("AGENTS.md rules through host.execute", () => {
 });
 
 describe("other instruction files", () => {
-  it("config agentsMd.files adds CLAUDE.md (root first, in the order named); a bad name is a config error", async () => {
+  it("CLAUDE.md is compiled by default (root first, in the order named); config agentsMd.files replaces the list; a bad name is a config error", async () => {
     const cwd = project({ "CLAUDE.md": "- Never run `make nuke`.\n", "toolhost.config.json": { agentsMd: { files: ["AGENTS.md", "CLAUDE.md"] } } });
     const h = await host(cwd);
     const o = await h.execute("Bash", { command: "make nuke" }, { yes: true });
@@ -194,8 +194,10 @@ describe("other instruction files", () => {
     expect(o.reason).toContain("CLAUDE.md:1");
     const r = await runCli(["agents", "--json", "--cwd", cwd]);
     expect((r.json() as { files: Array<{ file: string }> }).files.map((f) => path.basename(f.file))).toEqual(["AGENTS.md", "CLAUDE.md"]);
-    const plain = await host(project({ "CLAUDE.md": "- Never run `make nuke`.\n" }));
-    expect((await plain.execute("Bash", { command: "make nuke" }, { yes: true })).status).not.toBe("denied");
+    const byDefault = await host(project({ "CLAUDE.md": "- Never run `make nuke`.\n" }));
+    expect((await byDefault.execute("Bash", { command: "make nuke" }, { yes: true })).status).toBe("denied");
+    const onlyAgents = await host(project({ "CLAUDE.md": "- Never run `make nuke`.\n", "toolhost.config.json": { agentsMd: { files: ["AGENTS.md"] } } }));
+    expect((await onlyAgents.execute("Bash", { command: "make nuke" }, { yes: true })).status).not.toBe("denied");
     const bad = await host(project({ "toolhost.config.json": { agentsMd: { files: ["../x.md"] } } }));
     expect(bad.problems().some((p) => p.plugin === "config" && p.severity === "error" && /agentsMd/.test(p.path ?? ""))).toBe(true);
   });
