@@ -15,7 +15,7 @@ const MODAL = /\b(?:never|don['’]t|do\s+not|must|should|shall|always|avoid|pre
 
 /** Whether a sentence reads like an instruction (as opposed to description). */
 export function isInstruction(s: string): boolean {
-  return MODAL.test(s) || IMPERATIVE.test(s.replace(/^[^:]{0,40}:\s+/, "").trim()) || IMPERATIVE.test(s.trim());
+  return MODAL.test(s) || /\b(?:run|use|execute|invoke)\s+`/i.test(s) || IMPERATIVE.test(s.replace(/^[^:]{0,40}:\s+/, "").trim()) || IMPERATIVE.test(s.trim());
 }
 
 /** The kind and reason for an instruction that compiled to nothing, given what the compiler said about it. */

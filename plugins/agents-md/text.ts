@@ -89,7 +89,7 @@ export const isToolName = (t: string) => TOOL_NAMES.has(t) || /^mcp__[A-Za-z0-9_
 /** A flag or argument on its own: `--release`, `-f`, `@@`, `@latest`. */
 export const isFlag = (t: string) => /^(?:--?[A-Za-z][\w-]*(?:=\S*)?|@@|@latest)$/.test(t);
 /** Code, not a shell command: calls, attributes, paths into modules, keywords with colons, capitalised names. */
-export const looksLikeCode = (t: string) => /[()[\]{}]|::|^[.#@!?]|:$|^[A-Z]|^\w+\s*=|^(?:except|def|class|let|const|var|fn|pub|impl|import|from|return|if|for|while|async|await|match)\b/.test(t) && !/^[\w.-]+\s+\*?\s*\|/.test(t);
+export const looksLikeCode = (t: string) => /[()[\]{}]|::|^[.#@!?](?!\.?\/)|:$|^[A-Z]|^\w+\s*=|^(?:except|def|class|let|const|var|fn|pub|impl|import|from|return|if|for|while|async|await|match)\b/.test(t) && !/^[\w.-]+\s+\*?\s*\|/.test(t);
 /** A span that can be a shell command: starts with a lowercase program name. */
 export function looksLikeCommand(t: string): boolean {
   if (looksLikeCode(t) || isFlag(t)) return false;
