@@ -4,7 +4,7 @@
  * a compiled rule that would block a command the same file tells the agent to run is a conflict — listed,
  * not enforced.
  */
-import { parseRule, ruleHit, callFacts, type ParsedRule } from "../../lib/rules/match.ts";
+import { parseRule, ruleHit, callFacts, type CallFacts, type ParsedRule } from "../../lib/rules/match.ts";
 import { looksLikeCode, looksLikeCommand, spans } from "./text.ts";
 import { ASK, CODE_WORDS, PROHIBIT, SOFT } from "./words.ts";
 
@@ -34,6 +34,7 @@ export function classify(s: string, said: Array<{ kind: string; why: string }>):
 
 /** Commands the file tells the agent to run: spans outside bans and asks, and lines of shell fences. */
 export function toldCommands(sentence: string, told: Map<string, number>, line: number): void {
+  if (!sentence.includes("`")) return;
   if (PROHIBIT.test(sentence) || ASK.test(sentence)) {
     // an exception inside a ban is something the agent is told it may do
     const ex = /\b(?:except|exception|other\s+than|apart\s+from|but\s+(?:you\s+)?(?:may|can))\b(.*)$/i.exec(sentence);
@@ -55,7 +56,7 @@ export function toldFence(tag: string, lines: Array<{ no: number; text: string }
 }
 
 /** The first told command a Bash rule would catch (same program only, so this stays cheap). */
-export function conflictOf(rule: string, told: Map<string, number>, cwd: string): { command: string; line: number } | undefined {
+export function conflictOf(rule: string, told: Map<string, number>, cwd: string, facts: Map<string, CallFacts>): { command: string; line: number } | undefined {
   if (!rule.startsWith("Bash(")) return undefined;
   let parsed: ParsedRule;
   try {
@@ -65,8 +66,10 @@ export function conflictOf(rule: string, told: Map<string, number>, cwd: string)
   }
   const prog = rule.slice(5).split(/[\s)]/)[0]!;
   for (const [command, line] of told) {
-    if (prog !== "*" && !command.includes(prog)) continue;
-    if (ruleHit(parsed, callFacts("Bash", { command }, cwd), "deny", cwd)) return { command, line };
+    if (prog !== "*" && !command.split(/\s+/).includes(prog)) continue;
+    let f = facts.get(command);
+    if (!f) facts.set(command, (f = callFacts("Bash", { command }, cwd)));
+    if (ruleHit(parsed, f, "deny", cwd)) return { command, line };
   }
   return undefined;
 }

@@ -19,6 +19,8 @@ export interface Item {
   table: boolean;
   /** A line too long to be an instruction (data, a minified blob). */
   data: boolean;
+  /** The text with emphasis removed, computed when first needed. */
+  plain?: string;
   /** The lines of a non-toolhost fence right after this item (only blank lines between). */
   code?: string[];
 }

@@ -128,21 +128,69 @@ function compileSentence(raw: string, line: number, item: Item, st: State): void
     out.unenforced.push({ file, line, text: text.slice(0, 200), why: `more than ${MAX_SPANS} code spans in one sentence`, kind: "data" });
     return;
   }
+  const keys = keywords(s);
+  if (!keys.any && !sp.length) {
+    // prose with no key word and no code span: at most guidance or style advice
+    if (isInstruction(s)) out.unenforced.push({ file, line, text, ...classify(s, []) });
+    return;
+  }
   toldCommands(s, st.told, line);
   let n = 0;
   const ctx: BanCtx = {
     prev: st.prev,
-    context: plain(item.text),
+    get context() {
+      return (item.plain ??= plain(item.text));
+    },
     program: rl.program ?? st.program,
     why: [],
     add: (behavior, rule, hint) => (addRule(st, { behavior, rule, file, line, text, scope, ...(hint ? { hint } : {}) }, true), n++),
   };
-  const rem = parseReminder(s, item.code);
+  // cheap gates first: most sentences are prose that none of the shapes can match
+  const rem = keys.trigger ? parseReminder(s, item.code) : undefined;
   if (rem && "reminder" in rem) out.reminders.push({ file, line, text, scope, ...rem.reminder });
   else if (rem) out.unenforced.push({ file, line, text, why: rem.refused, kind: "every-edit" });
-  else if (!alternatives(s, ctx) && !immutable(s, ctx) && !generated(s, ctx) && !notSpan(s, ctx)) compileBans(s, ctx);
+  else if (!shaped(s, ctx, keys) && keys.ban) compileBans(s, ctx);
   if (!rem && !n && (isInstruction(s) || ctx.why.length)) out.unenforced.push({ file, line, text, ...classify(s, ctx.why) });
   if (sp.length) st.prev = sp.map((x) => x.text);
+}
+
+/** One scan for the key words that gate each shape (most sentences are prose none of them can match). */
+const KEYS = /\b(after|when|whenever|once|if|before|prior|end|never|not|no|cannot|must|may|shall|should|forbidden|prohibited|under|ask|asked|first|confirm|approval|permission|sign-off|unless|without|dont|keep|instead|rather|prefer|immutable|read-?only|readonly|untouched|unchanged|frozen|as[- ]is|generated|produced|requires?|only|avoid)\b|n['’]t\b/gi;
+const TRIGGER_KEYS = new Set(["after", "when", "whenever", "once", "if", "before", "prior", "end"]);
+const ALT_KEYS = new Set(["instead", "rather", "prefer", "not"]);
+const IMM_KEYS = new Set(["immutable", "read-only", "readonly", "untouched", "unchanged", "frozen", "as-is", "as is", "keep"]);
+const GEN_KEYS = new Set(["generated", "produced"]);
+
+interface Keys {
+  any: boolean;
+  trigger: boolean;
+  ban: boolean;
+  alt: boolean;
+  imm: boolean;
+  gen: boolean;
+}
+
+function keywords(s: string): Keys {
+  const k: Keys = { any: false, trigger: false, ban: false, alt: false, imm: false, gen: false };
+  KEYS.lastIndex = 0;
+  for (let m = KEYS.exec(s); m; m = KEYS.exec(s)) {
+    const w = m[0].toLowerCase();
+    k.any = true;
+    if (TRIGGER_KEYS.has(w)) k.trigger = true;
+    else if (GEN_KEYS.has(w)) k.gen = true;
+    else if (IMM_KEYS.has(w)) k.imm = k.ban = true;
+    else k.ban = true;
+    if (ALT_KEYS.has(w)) k.alt = true;
+  }
+  if (k.trigger) k.ban = true;
+  return k;
+}
+
+/** The shapes other than a plain ban (shapes.ts), each only tried when its key word is there. */
+function shaped(s: string, ctx: BanCtx, k: Keys): boolean {
+  if (k.alt && (alternatives(s, ctx) || notSpan(s, ctx))) return true;
+  if (k.imm && immutable(s, ctx)) return true;
+  return k.gen && generated(s, ctx);
 }
 
 /** A lead-in ("Never run these commands:", "these files are generated and must not be edited:") governing a list item. */
@@ -212,9 +260,10 @@ export function compileAgentsMd(text: string, file: string, scope: string): Comp
 function resolveConflicts(st: State): void {
   if (!st.told.size || !st.prose.size) return;
   const keep: CompiledRule[] = [];
+  const facts = new Map();
   for (const r of st.out.rules) {
     // (an ask blocks nothing: the user may still say yes)
-    const c = st.prose.has(r) && r.behavior === "deny" ? conflictOf(r.rule, st.told, st.scope) : undefined;
+    const c = st.prose.has(r) && r.behavior === "deny" ? conflictOf(r.rule, st.told, st.scope, facts) : undefined;
     if (!c) keep.push(r);
     else st.out.unenforced.push({ file: r.file, line: r.line, text: r.text, why: `${r.behavior} ${r.rule} would block \`${c.command}\`, which line ${c.line} tells the agent to run`, kind: "conflict" });
   }

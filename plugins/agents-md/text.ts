@@ -16,12 +16,14 @@ export interface Span {
 /** Code spans of a sentence with their offsets. */
 export function spans(s: string): Span[] {
   const out: Span[] = [];
+  if (!s.includes("`")) return out;
   for (const m of s.matchAll(/`([^`]+)`/g)) if (m[1]!.trim()) out.push({ text: m[1]!.trim(), at: m.index!, raw: m[0].length });
   return out;
 }
 
 /** Markdown emphasis (`**not**`, `_never_`) and links removed outside code spans, so they cannot hide a prohibition. */
 export function plain(s: string): string {
+  if (!/[*_[]/.test(s)) return s;
   return s
     .split(/(`[^`]*`)/)
     .map((part) =>
@@ -35,53 +37,43 @@ export function plain(s: string): string {
 }
 
 /**
- * Split text at boundaries outside code spans. `boundary(s, i)` returns the separator's length at i (0 for
- * none); `keep` keeps the separator at the end of the piece (sentence punctuation) instead of dropping it.
+ * Split text at the matches of `boundary` (a global regex) outside code spans (an unclosed backtick runs
+ * to the end); `keep` keeps the separator at the end of the piece (sentence punctuation) instead of
+ * dropping it. Each piece comes with its offset.
  */
-export function splitOutsideCode(s: string, boundary: (s: string, i: number) => number, keep: boolean): Array<{ text: string; at: number }> {
+const SPLITTERS = new Map<RegExp, RegExp>();
+function splitOutsideCode(s: string, boundary: RegExp, keep: boolean): Array<{ text: string; at: number }> {
   const out: Array<{ text: string; at: number }> = [];
-  let start = 0;
-  let inCode = false;
   const push = (from: number, to: number) => {
     const raw = s.slice(from, to);
-    const lead = raw.length - raw.trimStart().length;
-    if (raw.trim()) out.push({ text: raw.trim(), at: from + lead });
+    const t = raw.trim();
+    if (t) out.push({ text: t, at: from + raw.length - raw.trimStart().length });
   };
-  for (let i = 0; i < s.length; i++) {
-    if (s[i] === "`") {
-      inCode = !inCode;
-      continue;
-    }
-    if (inCode) continue;
-    const n = boundary(s, i);
-    if (!n) continue;
-    push(start, keep ? i + n : i);
-    start = i + n;
-    i += n - 1;
+  let re = SPLITTERS.get(boundary);
+  if (!re) SPLITTERS.set(boundary, (re = new RegExp(`\`[^\`]*(?:\`|$)|${boundary.source}`, boundary.flags.includes("i") ? "gi" : "g")));
+  let start = 0;
+  for (const m of s.matchAll(re)) {
+    if (m[0].startsWith("`")) continue;
+    push(start, keep ? m.index! + m[0].length : m.index!);
+    start = m.index! + m[0].length;
   }
   push(start, s.length);
   return out;
 }
 
+const SENTENCE_END = /[;!?]|\.(?=\s|$)/;
+
 /** Sentences: at `;` `!` `?`, and at `.` before a space or the end of the text; each with its offset. */
 export function sentences(text: string): Array<{ text: string; at: number }> {
-  return splitOutsideCode(text, (t, i) => (";!?".includes(t[i]!) || (t[i] === "." && (i + 1 === t.length || /\s/.test(t[i + 1]!))) ? 1 : 0), true);
+  return splitOutsideCode(text, SENTENCE_END, true);
 }
 
-const DASH = /\s+[-—–]\s+|—|–|:\s|\s+->\s+|\s*→\s*/y;
-const CONJ = /\s+(?:but|yet|so|otherwise|though|although|whereas|however)\s+/iy;
-const LIST_COMMA = /,\s*(?:(?:or|and)\s+)?`/y;
+/** Clause boundaries: "—", " - ", ": ", "->", "but/yet/so/otherwise…", and commas that do not continue a list of code spans. */
+const CLAUSE_END = /\s+[-—–]\s+|—|–|:\s|\s+->\s+|\s*→\s*|\s+(?:but|yet|so|otherwise|though|although|whereas|however)\s+|,(?!\s*(?:(?:or|and)\s+)?`)/i;
 
-/**
- * Clauses: at "—", " - ", ":", "->", and at commas or "but/yet/so/otherwise" that do not continue a list of
- * code spans ("never run `a`, `b` or `c`" stays one clause).
- */
+/** Clauses of a sentence ("never run `a`, `b` or `c`" stays one clause). */
 export function clauses(s: string): string[] {
-  const at = (re: RegExp, i: number): number => {
-    re.lastIndex = i;
-    return re.exec(s)?.[0].length ?? 0;
-  };
-  return splitOutsideCode(s, (t, i) => at(DASH, i) || at(CONJ, i) || (t[i] === "," && !at(LIST_COMMA, i) ? 1 : 0), false).map((c) => c.text);
+  return splitOutsideCode(s, CLAUSE_END, false).map((c) => c.text);
 }
 
 const TOOL_NAMES = new Set([...KNOWN_TOOLS, "Task", "exec_command", "write_stdin"]);

@@ -6,8 +6,13 @@
 
 /** A prohibition. "no" only counts as a label ("NO force pushes:"), see LABEL. */
 export const PROHIBIT = /\b(never|do\s+not|don['’]t|dont|must\s+not|mustn['’]t|may\s+not|shall\s+not|should\s+not|shouldn['’]t|cannot|can['’]t|not\s+allowed\s+to|forbidden|prohibited|under\s+no\s+circumstances)\b/i;
-/** An ask: before the action, a person says yes. */
-export const ASK = /\b(ask\s+(?:the\s+user\s+|the\s+maintainers?\s+|me\s+|a\s+human\s+|for\s+(?:explicit\s+)?(?:approval|permission|confirmation)\s+)?(?:first\b|before)|confirm\s+(?:with\s+(?:\w+\s+){1,2})?before|check\s+with\s+\w+(?:\s+\w+)?\s+before|get\s+(?:explicit\s+)?(?:approval|permission|sign-off|confirmation)\s+before|requires?\s+(?:explicit\s+)?(?:approval|confirmation|permission)|only\s+(?:with|after)\s+(?:explicit\s+)?(?:approval|permission|asking))/i;
+/** An ask: before the action, a person says yes. Gated by a cheap test (the full pattern backtracks a lot). */
+const ASK_FULL = /\b(ask\s+(?:the\s+user\s+|the\s+maintainers?\s+|me\s+|a\s+human\s+|for\s+(?:explicit\s+)?(?:approval|permission|confirmation)\s+)?(?:first\b|before)|confirm\s+(?:with\s+(?:\w+\s+){1,2})?before|check\s+with\s+\w+(?:\s+\w+)?\s+before|get\s+(?:explicit\s+)?(?:approval|permission|sign-off|confirmation)\s+before|requires?\s+(?:explicit\s+)?(?:approval|confirmation|permission)|only\s+(?:with|after)\s+(?:explicit\s+)?(?:approval|permission|asking))/i;
+const ASK_GATE = /ask|confirm|approv|permission|sign-off|check\s+with/i;
+export const ASK = {
+  test: (s: string) => ASK_GATE.test(s) && ASK_FULL.test(s),
+  exec: (s: string) => (ASK_GATE.test(s) ? ASK_FULL.exec(s) : null),
+};
 /** "do not X unless asked": a ban lifted by a person's request, i.e. an ask. */
 export const UNLESS_ASKED = /\b(?:unless|until|except\s+(?:when|if))\s+(?:the\s+user\s+|a\s+maintainer\s+|you\s+are\s+|you['’]re\s+|it\s+is\s+|explicitly\s+)*(?:explicitly\s+|specifically\s+)?(?:asked|requested|instructed|told|asks|requests|approves|approved)\b|\bwithout\s+(?:explicit\s+|prior\s+)?(?:approval|permission|being\s+asked|a\s+request)\b/i;
 /** "do not ask for approval", "can be run without asking": permission, not an ask. */
