@@ -86,7 +86,7 @@ export function parseReminder(s: string, code: string[] | undefined): ReminderPa
   const seed = /^\s*(?:also\s+)?\S/.test(action) && /\bwhen\s+writing\s+to\b/i.test(sp.trigger);
   if (!run.length && !seed) return undefined;
   const ar = AFTER_RUN.exec(sp.trigger);
-  if (ar && looksLikeCommand(ar[1]!)) {
+  if (ar && (looksLikeCommand(ar[1]!) || SCRIPT.test(ar[1]!))) {
     const rule = commandRule(ar[1]!);
     return rule ? { reminder: { paths: [], run, on: "command", after: [rule], action } } : undefined;
   }

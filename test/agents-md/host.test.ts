@@ -122,6 +122,37 @@ describe("AGENTS.md rules through host.execute", () => {
     expect(resultText(b.result)).not.toContain("pnpm test");
   });
 
+  it("reminders scoped to a kind of change, to the commit that ends the change, and to a command that ran (real git, real shell)", async () => {
+    const cwd = project({
+      "CLAUDE.md": "- After changing Go code, run `go vet ./...`.\n- Run `make lint` before committing.\n- After running `./gen.sh`, run `./check.sh`.\n",
+      "gen.sh": "#!/bin/sh\necho generated\n",
+    });
+    fs.chmodSync(path.join(cwd, "gen.sh"), 0o755);
+    const h = await host(cwd);
+    const go = await h.execute("Write", { file_path: "pkg/a.go", content: "package a\n" }, { yes: true });
+    expect(resultText(go.result)).toContain("CLAUDE.md:1 asks: run `go vet ./...` after this change");
+    const ts = await h.execute("Write", { file_path: "pkg/a.txt", content: "x\n" }, { yes: true });
+    expect(resultText(ts.result)).not.toContain("go vet");
+    const ran = await h.execute("Bash", { command: "./gen.sh" }, { yes: true });
+    expect(resultText(ran.result)).toContain("CLAUDE.md:3 asks: run `./check.sh` after this command");
+    await h.execute("Bash", { command: "git init -q . && git config user.email a@b && git config user.name a && git add -A" }, { yes: true });
+    const commit = await h.execute("Bash", { command: "git commit -qm x && echo committed" }, { yes: true });
+    expect(resultText(commit.result)).toContain("committed");
+    expect(resultText(commit.result)).toContain("CLAUDE.md:2 asks: run `make lint` before committing / finishing");
+    const status = await h.execute("Bash", { command: "git status --short | head -1" }, { yes: true });
+    expect(resultText(status.result)).not.toContain("make lint");
+  });
+
+  it("instruction files are found where Claude Code and Codex look: .claude/CLAUDE.md governs the project, .github/workflows/AGENTS.md its folder", async () => {
+    const cwd = project({ ".claude/CLAUDE.md": "- Never run `make nuke`.\n", ".github/workflows/AGENTS.md": "- **Never hand-edit a `*.lock.yml`.** It is generated.\n" });
+    const h = await host(cwd);
+    const nuke = await h.execute("Bash", { command: "make nuke" }, { yes: true });
+    expect(nuke.status).toBe("denied");
+    expect(nuke.reason).toContain(path.join(".claude", "CLAUDE.md") + ":1");
+    expect((await h.execute("Write", { file_path: ".github/workflows/ci.lock.yml", content: "x" }, { yes: true })).status).toBe("denied");
+    expect((await h.execute("Write", { file_path: "ci.lock.yml", content: "x" }, { yes: true })).status).toBe("ok");
+  });
+
   it("a nested AGENTS.md governs its own directory only", async () => {
     const cwd = project({ "infra/AGENTS.md": "- Never run `terraform apply`.\n- Never edit `*.tfstate`.\n" });
     const h = await host(cwd);
@@ -221,6 +252,18 @@ describe("toolhost agents / call", () => {
     expect(j.files[0]!.reminders).toHaveLength(1);
     const t = await runCli(["agents", "--cwd", cwd]);
     expect(t.stdout).toContain("AGENTS.md:4  deny Bash(git push --force *)");
+  });
+
+  it("agents lists every instruction line with a kind; --strict fails only on lines it could not classify", async () => {
+    const cwd = project({ "AGENTS.md": "- Never run `git push --force`.\n- Prefer `const` over `let`.\n- Never run `rm -rf`.\n  Except `rm -rf build/` which is fine.\n" });
+    const ok = await runCli(["agents", "--strict", "--cwd", cwd]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain("advice only (style)");
+    expect(ok.stdout).toMatch(/AGENTS\.md:3\s+conflict, not enforced/);
+    const j = (await runCli(["agents", "--json", "--cwd", cwd])).json() as { files: Array<{ unenforced: Array<{ kind: string }> }> };
+    expect(j.files[0]!.unenforced.map((u) => u.kind)).toEqual(["style", "conflict"]);
+    const bad = project({ "AGENTS.md": "- Never run `git push --force`.\n```toolhost\ndeny Bash(\n```\n" });
+    expect((await runCli(["agents", "--strict", "--cwd", bad])).code).toBe(1);
   });
 
   it("agents exits 1 on a refused allow line; call --json shows the citing denial", async () => {
