@@ -31,6 +31,8 @@ export interface Label {
   text: string;
   catch?: string[];
   pass?: string[];
+  /** Other lines that state the same instruction (a rule citing any of them counts for this label). */
+  same?: number[];
   why?: string;
 }
 export interface CorpusFile {
@@ -71,11 +73,12 @@ export function parseCall(s: string): Call {
 
 const ruleCatches = (rule: string, behavior: "deny" | "ask", c: Call) => matchesRule(rule, c, { cwd: ROOT, rulesRoot: ROOT, behavior });
 
-/** What one compiled line does to a call: "deny", "ask", "remind" or nothing. */
-function effects(out: Compiled, line: number | undefined, c: Call): Set<string> {
+/** What the compiled lines do to a call: "deny", "ask", "remind" or nothing (every line when `lines` is undefined). */
+function effects(out: Compiled, lines: number[] | undefined, c: Call): Set<string> {
   const got = new Set<string>();
-  for (const r of out.rules) if ((line === undefined || r.line === line) && ruleCatches(r.rule, r.behavior, c)) got.add(r.behavior);
-  if (line !== undefined) for (const r of out.reminders) if (r.line === line && reminderFires(r, c.toolName, c.input, ROOT)) got.add("remind");
+  const at = (n: number) => lines === undefined || lines.includes(n);
+  for (const r of out.rules) if (at(r.line) && ruleCatches(r.rule, r.behavior, c)) got.add(r.behavior);
+  if (lines !== undefined) for (const r of out.reminders) if (at(r.line) && reminderFires(r, c.toolName, c.input, ROOT)) got.add("remind");
   return got;
 }
 
@@ -101,7 +104,7 @@ export function score(files: CorpusFile[]): Score {
   for (const f of files) {
     const out = compileAgentsMd(f.md, path.join(ROOT, "AGENTS.md"), ROOT);
     s.lines += f.md.split("\n").length;
-    const byLine = new Map(f.labels.map((l) => [l.line, l]));
+    const byLine = new Map(f.labels.flatMap((l) => [l.line, ...(l.same ?? [])].map((n) => [n, l] as const)));
     const compiled = new Set([...out.rules.map((r) => r.line), ...out.reminders.map((r) => r.line)]);
     const listed = new Set(out.unenforced.map((u) => u.line));
     for (const l of f.labels) {
@@ -115,15 +118,16 @@ export function score(files: CorpusFile[]): Score {
       }
       if (l.kind === "advice") continue;
       s.enforceable++;
-      if (!compiled.has(l.line) && !listed.has(l.line)) s.silent++;
-      const missed = (l.catch ?? []).filter((c) => !effects(out, l.line, parseCall(c)).has(WANT[l.kind]!));
+      const own = [l.line, ...(l.same ?? [])];
+      if (!own.some((n) => compiled.has(n) || listed.has(n))) s.silent++;
+      const missed = (l.catch ?? []).filter((c) => !effects(out, own, parseCall(c)).has(WANT[l.kind]!));
       if (!missed.length && l.catch?.length) s.recalled++;
       else s.misses.push(`${f.id}:${l.line} [${l.kind}] ${missed.join(" | ")} — ${l.text.slice(0, 80)}`);
     }
     for (const line of compiled) {
       s.compiledLines++;
       const l = byLine.get(line);
-      const ownPassHit = l && (l.pass ?? []).some((p) => effects(out, line, parseCall(p)).size);
+      const ownPassHit = l && (l.pass ?? []).some((p) => effects(out, [line], parseCall(p)).size);
       if (l && l.kind !== "advice" && !ownPassHit) s.correctLines++;
       else {
         const what = [...out.rules.filter((r) => r.line === line).map((r) => `${r.behavior} ${r.rule}`), ...out.reminders.filter((r) => r.line === line).map((r) => `remind ${r.run.join(",")}`)];
