@@ -59,6 +59,12 @@ function collectRules(build: BuildView, collector: ToolCollector, rules: Rules):
   rules.reminders = [];
   for (const f of files) {
     for (const p of f.problems) collector.problem({ plugin: PLUGIN_NAME, file: f.file, path: `line ${p.line}`, message: `${p.why} (${JSON.stringify(p.text)})`, severity: "warning" });
+    // what an author must look at (toolhost doctor and check list problems): a rule not enforced because it
+    // contradicts the file, and a line the compiler could not classify
+    for (const u of f.unenforced) {
+      if (u.kind !== "conflict" && u.kind !== "unclassified") continue;
+      collector.problem({ plugin: PLUGIN_NAME, file: f.file, path: `line ${u.line}`, message: `${u.kind === "conflict" ? "not enforced" : "could not classify"}: ${u.why} (${JSON.stringify(u.text)})`, severity: "warning" });
+    }
     // the project's own files and those above it govern everything; nested ones their directory
     const everywhere = f.scope === build.cwd || isInside(build.cwd, f.scope);
     for (const r of f.rules) live.push({ ...r, parsed: parseRule(r.rule), everywhere });

@@ -264,6 +264,9 @@ describe("toolhost agents / call", () => {
     expect(j.files[0]!.unenforced.map((u) => u.kind)).toEqual(["style", "conflict"]);
     const bad = project({ "AGENTS.md": "- Never run `git push --force`.\n```toolhost\ndeny Bash(\n```\n" });
     expect((await runCli(["agents", "--strict", "--cwd", bad])).code).toBe(1);
+    // toolhost doctor lists the rule that is not enforced because it contradicts its own file
+    const d = await runCli(["doctor", "--json", "--wait", "0", "--cwd", cwd]);
+    expect(d.stdout).toContain("not enforced: deny Bash(rm -rf *) would block `rm -rf build/`");
   });
 
   it("agents exits 1 on a refused allow line; call --json shows the citing denial", async () => {
