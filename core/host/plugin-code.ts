@@ -9,6 +9,7 @@ import { createJiti } from "jiti";
 import type { LoadedPlugin, PluginDefinition } from "../types.ts";
 import { pluginVars, sanitizeId, toolhostHome } from "../manifest/paths.ts";
 import { isPluginDefinition } from "../plugin.ts";
+import { importFresh } from "../../lib/fresh-import.ts";
 
 export function inlineRecord(def: PluginDefinition, cwd: string): LoadedPlugin {
   const dataDir = path.join(toolhostHome(), "plugins", "data", sanitizeId(def.name));
@@ -75,8 +76,9 @@ export async function importPlugin(lp: LoadedPlugin): Promise<PluginDefinition |
   const bundled = lp.source.kind === "bundled";
   // Plugins keep jiti's default interop (`import x from "a-cjs-package"` works as in a bundler). Core itself is
   // loaded without it by the entry points (index.mjs, bin/): its per-call path reads no interop Proxy.
-  const jiti = createJiti(import.meta.url, { moduleCache: bundled, fsCache: true, interopDefault: true });
-  const mod = (await jiti.import(file)) as Record<string, unknown>;
+  const opts = { moduleCache: bundled, fsCache: true, interopDefault: true };
+  // Not bundled: every module of the plugin's directory evaluated afresh, whatever its extension (lib/fresh-import.ts).
+  const mod = bundled ? ((await createJiti(import.meta.url, opts).import(file)) as Record<string, unknown>) : await importFresh(file, lp.root, opts);
   const cand = [mod?.default, mod, ...Object.values(mod ?? {})];
   for (const c of cand) {
     if (isPluginDefinition(c)) return c;

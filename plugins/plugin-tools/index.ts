@@ -7,6 +7,7 @@
  * they loaded (diff, don't restart: a no-change rebuild does not re-evaluate every module).
  */
 import { createJiti } from "jiti";
+import { importFresh } from "../../lib/fresh-import.ts";
 import { codeStamp, definePlugin, isToolDefinition, errorMessage, type Tool, type ToolDefinition } from "../../core/index.ts";
 
 const PLUGIN_NAME = "plugin-tools";
@@ -28,8 +29,9 @@ export default definePlugin({
               const hit = modules.get(comp.file);
               if (hit && hit.stamp === stamp) mod = hit.mod;
               else {
-                const jiti = createJiti(import.meta.url, { moduleCache: bundled, fsCache: true, interopDefault: false });
-                mod = (await jiti.import(comp.file)) as Record<string, unknown>;
+                const opts = { moduleCache: bundled, fsCache: true, interopDefault: false };
+                // Not bundled: .mjs/.cjs/.js modules and what they import from the plugin are evaluated afresh too.
+                mod = bundled ? ((await createJiti(import.meta.url, opts).import(comp.file)) as Record<string, unknown>) : await importFresh(comp.file, lp.root, opts);
               }
               next.set(comp.file, { stamp, mod });
             } catch (e) {
