@@ -4,6 +4,11 @@
  * server), keeps the server's last stderr lines for error messages, follows
  * `notifications/tools/list_changed`, and reconnects with backoff when the server dies; every change
  * it sees goes to the host's one rebuild path through `onChange`.
+ *
+ * A server that failed — at its first start, or after RECONNECT.attempts reconnects (its tools are then
+ * removed) — is retried in the background for as long as the connection exists (it is closed when the
+ * server is unconfigured or the host closes), with exponential backoff capped at RECONNECT.maxMs. Its
+ * return is one `onChange` (one rebuild, one list_changed); failed retries change nothing.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -14,6 +19,8 @@ import { HeadersHelperError, runHeadersHelper } from "./headers-helper.ts";
 import { LightSignal } from "../../lib/light-signal.ts";
 import { err, listAll, toToolResult, type Lenient } from "./wire.ts";
 import { loadSdk, sdkLoaded } from "./sdk.ts";
+import { StderrTail } from "./stderr.ts";
+import { backoffMs, maxBackoffMs, RECONNECT, Retrier } from "./retry.ts";
 
 export type ConnStatus = "pending" | "connected" | "reconnecting" | "failed" | "closed";
 
@@ -35,11 +42,9 @@ export interface ConnEvents {
   log: Logger;
 }
 
-const STDERR_LINES = 40;
-const STDERR_BYTES = 8192;
 /** No explicit call timeout: effectively unbounded (Claude Code's default is ~28 h). */
 const NO_TIMEOUT = 28 * 3600_000;
-export const RECONNECT = { baseMs: 250, attempts: 5, maxMs: 8000 };
+export { RECONNECT } from "./retry.ts";
 
 export class McpConnection {
   status: ConnStatus = "pending";
@@ -61,12 +66,16 @@ export class McpConnection {
   private client?: Client;
   /** The client of a connect() in progress (closed by close() so shutdown never waits for a slow start). */
   private connecting?: Client;
-  private stderrBuf: string[] = [];
-  private stderrPartial = "";
+  private readonly stderr = new StderrTail();
   private closed = false;
   private firstAttempt?: Promise<void>;
   private reconnecting?: Promise<void>;
   private reconnectTimer?: NodeJS.Timeout;
+  /** Background retries while the server is failed (retry.ts). */
+  private readonly retrier = new Retrier(
+    (n) => this.retryInBackground(n),
+    () => !this.closed && this.status === "failed",
+  );
   private resourceCache?: Lenient[];
   private promptCache?: Lenient[];
 
@@ -82,6 +91,7 @@ export class McpConnection {
       this.startedAt = Date.now();
       this.firstAttempt = this.connect().then(
         () => {
+          this.retrier.reset();
           if (this.gaveUpWaiting) this.events.onChange(`mcp: ${this.spec.label} connected`);
         },
         (e) => {
@@ -89,15 +99,17 @@ export class McpConnection {
           this.status = "failed";
           this.error = errorMessage(e);
           if (this.gaveUpWaiting) this.events.onChange(`mcp: ${this.spec.label} failed`);
+          this.retrier.schedule();
         },
       );
     }
     return this.firstAttempt;
   }
 
-  /** Retry a failed server (on a later rebuild). */
+  /** Retry a failed server now (on a later rebuild), instead of at its next background retry. */
   retry(): void {
-    if (this.status !== "failed" || this.closed || this.reconnecting) return;
+    if (this.status !== "failed" || this.closed || this.reconnecting || this.retrier.inFlight) return;
+    this.retrier.cancel();
     this.firstAttempt = undefined;
     this.status = "pending";
     this.error = undefined;
@@ -116,22 +128,12 @@ export class McpConnection {
 
   /** The server's last stderr lines (banners, stack traces). */
   stderrTail(n = 12): string {
-    const lines = [...this.stderrBuf, ...(this.stderrPartial ? [this.stderrPartial] : [])];
-    return lines.slice(-n).join("\n");
+    return this.stderr.tail(n);
   }
 
   private withStderr(msg: string): string {
     const tail = this.stderrTail();
     return tail ? `${msg}\nLast stderr lines of ${this.spec.label}:\n${tail}` : msg;
-  }
-
-  private captureStderr(chunk: Buffer | string): void {
-    const text = this.stderrPartial + chunk.toString();
-    const parts = text.split(/\r?\n/);
-    this.stderrPartial = parts.pop() ?? "";
-    if (this.stderrPartial.length > STDERR_BYTES) this.stderrPartial = this.stderrPartial.slice(-STDERR_BYTES);
-    for (const p of parts) if (p.trim()) this.stderrBuf.push(p.length > 1000 ? p.slice(0, 1000) + "…" : p);
-    if (this.stderrBuf.length > STDERR_LINES) this.stderrBuf.splice(0, this.stderrBuf.length - STDERR_LINES);
   }
 
   private makeStdio(): StdioClientTransport {
@@ -140,7 +142,7 @@ export class McpConnection {
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
     Object.assign(env, s.env);
     const t = new (sdkLoaded().StdioClientTransport)({ command: s.command!, args: s.args, env, cwd: s.cwd ?? this.cwd, stderr: "pipe" });
-    t.stderr?.on("data", (c: Buffer) => this.captureStderr(c));
+    t.stderr?.on("data", (c: Buffer) => this.stderr.add(c));
     return t;
   }
 
@@ -260,8 +262,7 @@ export class McpConnection {
 
   private async reconnectLoop(): Promise<void> {
     for (let attempt = 1; attempt <= RECONNECT.attempts && !this.closed; attempt++) {
-      const delay = Math.min(RECONNECT.maxMs, RECONNECT.baseMs * 2 ** (attempt - 1));
-      await new Promise<void>((r) => (this.reconnectTimer = setTimeout(r, delay)));
+      await new Promise<void>((r) => (this.reconnectTimer = setTimeout(r, backoffMs(attempt))));
       if (this.closed) return;
       try {
         await this.connect();
@@ -275,6 +276,22 @@ export class McpConnection {
     if (this.closed) return;
     this.status = "failed";
     this.events.onChange(`mcp: ${this.spec.label} gave up reconnecting`);
+    this.retrier.reset(RECONNECT.attempts);
+    this.retrier.schedule();
+  }
+
+  private async retryInBackground(n: number): Promise<void> {
+    try {
+      await this.connect();
+    } catch (e) {
+      if (this.closed) return;
+      this.error = errorMessage(e);
+      const level = n === 1 || n === RECONNECT.attempts + 1 ? "warn" : "debug";
+      this.events.log[level](`[mcp ${this.spec.label}] retry ${n} failed (next in ≤ ${maxBackoffMs() / 1000} s): ${this.error.split("\n")[0]}`);
+      return;
+    }
+    this.retrier.reset();
+    this.events.onChange(`mcp: ${this.spec.label} is back`);
   }
 
   /** Wait (bounded) for a reconnect in progress before a call. */
@@ -362,6 +379,7 @@ export class McpConnection {
     this.closed = true;
     this.status = "closed";
     clearTimeout(this.reconnectTimer);
+    this.retrier.stop();
     const c = this.client;
     this.client = undefined;
     if (c) await c.close().catch(() => {});

@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHost, resultText, type Host } from "../../core/index.ts";
-import { alive, SERVERS, stdio, tmpDir, waitFor, writeJson, mcpOf } from "./helpers.ts";
+import { alive, NODE, SERVERS, stdio, tmpDir, waitFor, writeJson, mcpOf } from "./helpers.ts";
 
 function pidOf(host: Host, segment: string): number | undefined {
   return mcpOf(host)?.bySegment(segment)?.pid;
@@ -317,5 +317,110 @@ describe("plugin-provided servers", () => {
     } finally {
       await host.close();
     }
+  });
+});
+
+/**
+ * Issue 12, item 6: a failed server is retried with backoff for as long as it is configured. The server
+ * is the real memory server behind a shell gate that exits 1 (and says why on stderr) until a flag file
+ * exists, and logs every start attempt. Backoff is shortened for the test (40 ms doubling, capped at 400 ms;
+ * by default 250 ms doubling, capped at 30 s).
+ */
+describe("a failed MCP server is retried until it comes back", () => {
+  const MAX = 400;
+  beforeAll(() => Object.assign(process.env, { TOOLHOST_MCP_RETRY_BASE_MS: "40", TOOLHOST_MCP_RETRY_MAX_MS: String(MAX) }));
+  afterAll(() => {
+    delete process.env.TOOLHOST_MCP_RETRY_BASE_MS;
+    delete process.env.TOOLHOST_MCP_RETRY_MAX_MS;
+  });
+
+  function gated(dir: string) {
+    const flag = path.join(dir, "up.flag");
+    const log = path.join(dir, "attempts.log");
+    const script = `echo $(date +%s%3N) >> '${log}'; [ -f '${flag}' ] || { echo "gate: flag file missing" >&2; exit 1; }; exec '${NODE}' '${SERVERS.memory}'`;
+    writeJson(path.join(dir, "toolhost.config.json"), { mcpServers: { gated: { command: "/bin/sh", args: ["-c", script], env: { MEMORY_FILE_PATH: path.join(dir, "memory.jsonl") } } } });
+    const attempts = () => (fs.existsSync(log) ? fs.readFileSync(log, "utf8").trim().split("\n").filter(Boolean).map(Number) : []);
+    return { flag, attempts };
+  }
+
+  async function startHost(dir: string) {
+    const host = await createHost({ cwd: dir, debounceMs: 20 });
+    const changed: Array<{ added: string[]; removed: string[] }> = [];
+    host.hooks.poolChanged.tap("test", (_p, diff) => void changed.push({ added: [...diff.added], removed: [...diff.removed] }));
+    return { host, changed };
+  }
+  const has = (host: Host) => host.pool.byName.has("mcp__gated__read_graph") || host.pool.deferred.some((t) => t.name === "mcp__gated__read_graph");
+
+  it("a server that died and could not restart is removed after the reconnects, then returns on its own: one pool change each way", async () => {
+    const dir = tmpDir();
+    const { flag, attempts } = gated(dir);
+    fs.writeFileSync(flag, "");
+    const { host, changed } = await startHost(dir);
+    try {
+      expect(has(host)).toBe(true);
+      const pid = mcpOf(host)!.bySegment("gated")!.pid!;
+      fs.rmSync(flag);
+      process.kill(pid, "SIGKILL");
+      await waitFor(() => !has(host), 15_000, "its tools removed after the reconnects gave up");
+      expect(changed.filter((c) => c.removed.includes("mcp__gated__read_graph"))).toHaveLength(1);
+      // Retries go on in the background and change nothing while they fail.
+      const n = attempts().length;
+      const before = changed.length;
+      await waitFor(() => attempts().length >= n + 3, 15_000, "background retries");
+      expect(changed.length).toBe(before);
+      expect(mcpOf(host)!.bySegment("gated")!.error).toContain("gate: flag file missing");
+      fs.writeFileSync(flag, "");
+      await waitFor(() => has(host), 15_000, "the server to come back with no config change");
+      await new Promise((r) => setTimeout(r, 1000));
+      const back = changed.slice(before);
+      expect(back).toHaveLength(1);
+      expect(back[0]!.added).toContain("mcp__gated__read_graph");
+      const o = await host.execute("mcp__gated__read_graph", {}, { yes: true, autoLoadDeferred: true });
+      expect(o.status).toBe("ok");
+    } finally {
+      await host.close();
+    }
+  });
+
+  it("a server that never started is retried with capped backoff, arrives with one pool change, and retries stop when it is unconfigured or the host closes", async () => {
+    const dir = tmpDir();
+    const { flag, attempts } = gated(dir);
+    const { host, changed } = await startHost(dir);
+    try {
+      expect(has(host)).toBe(false);
+      expect(host.problems().some((p) => /MCP server "gated" failed/.test(p.message))).toBe(true);
+      await waitFor(() => attempts().length >= 8, 15_000, "retries");
+      const gaps = attempts().slice(1).map((t, i) => t - attempts()[i]!);
+      // Exponential, then capped at maxMs (400 ms here; 30 s by default).
+      expect(Math.max(...gaps)).toBeLessThan(MAX + 1500);
+      expect(gaps.at(-1)!).toBeGreaterThanOrEqual(MAX - 50);
+      expect(changed).toHaveLength(0);
+      fs.writeFileSync(flag, "");
+      await waitFor(() => has(host), 15_000, "the server to arrive");
+      await new Promise((r) => setTimeout(r, 800));
+      expect(changed).toHaveLength(1);
+      // Fail it again (gate closed, process killed), then unconfigure it: no more attempts.
+      fs.rmSync(flag);
+      process.kill(mcpOf(host)!.bySegment("gated")!.pid!, "SIGKILL");
+      await waitFor(() => !has(host), 15_000, "removed again");
+      writeJson(path.join(dir, "toolhost.config.json"), { mcpServers: {} });
+      await host.rebuild("unconfigured");
+      const n = attempts().length;
+      await new Promise((r) => setTimeout(r, 3 * MAX));
+      expect(attempts().length).toBe(n);
+    } finally {
+      await host.close();
+    }
+  });
+
+  it("closing the host stops the retries of a failed server", async () => {
+    const dir = tmpDir();
+    const { attempts } = gated(dir);
+    const { host } = await startHost(dir);
+    await waitFor(() => attempts().length >= 3, 15_000, "retries");
+    await host.close();
+    const n = attempts().length;
+    await new Promise((r) => setTimeout(r, 3 * MAX));
+    expect(attempts().length).toBe(n);
   });
 });
