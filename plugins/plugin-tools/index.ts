@@ -6,6 +6,7 @@
  * module — or a file it imports from its plugin — really runs; unchanged plugins reuse the modules
  * they loaded (diff, don't restart: a no-change rebuild does not re-evaluate every module).
  */
+import fs from "node:fs";
 import { createJiti } from "jiti";
 import { importFresh } from "../../lib/fresh-import.ts";
 import { codeStamp, definePlugin, isToolDefinition, errorMessage, type Tool, type ToolDefinition } from "../../core/index.ts";
@@ -28,6 +29,8 @@ export default definePlugin({
             try {
               const hit = modules.get(comp.file);
               if (hit && hit.stamp === stamp) mod = hit.mod;
+              // An empty module is a file being written (an editor truncates, then writes): not "no tools" — keep the last good pool.
+              else if (!fs.statSync(comp.file).size) throw new Error("the file is empty (being written?)");
               else {
                 const opts = { moduleCache: bundled, fsCache: true, interopDefault: false };
                 // Not bundled: .mjs/.cjs/.js modules and what they import from the plugin are evaluated afresh too.

@@ -89,6 +89,22 @@ describe("watch: every module extension reloads", () => {
     }
   }
 
+  it("a tools module caught empty mid-write (truncated, not yet written) keeps the last good pool instead of dropping its tools", async () => {
+    const cwd = tmpProject();
+    const p1 = path.join(cwd, "plugins/p1");
+    const file = path.join(p1, "tools.mjs");
+    write(path.join(p1, ".claude-plugin/plugin.json"), JSON.stringify({ name: "p1", tools: ["./tools.mjs"] }));
+    write(file, moduleText({ ext: "mjs", cjs: false }, "tools", "v1"));
+    const { host, failed } = await start(cwd);
+    fs.truncateSync(file, 0);
+    const problems = await until(() => failed[0], 15_000, "the failed rebuild");
+    expect(problems.find((p) => p.file === file)).toMatchObject({ plugin: "p1", file, severity: "error" });
+    expect(problems.find((p) => p.file === file)!.message).toMatch(/empty/);
+    expect(await text(host)).toBe("v1");
+    write(file, moduleText({ ext: "mjs", cjs: false }, "tools", "v2"));
+    await until(async () => (await text(host)) === "v2", 15_000, "the written module");
+  });
+
   it("a module the loader cannot reload (here: a tools module inside the plugin's node_modules, loaded natively) is reported, not passed off as reloaded", async () => {
     const cwd = tmpProject();
     const p1 = path.join(cwd, "plugins/p1");
