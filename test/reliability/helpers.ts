@@ -429,14 +429,15 @@ async function reloadLoop(project: Project, served: Served, opts: SoakOptions, s
 
 /** Errors a fault may cause by design: a call in flight on the MCP server that was killed is answered with an error. */
 function expectedBy(fault: Fault, s: CallStat): boolean {
-  return fault.kind === "MCP server killed" && s.t >= fault.at - 100 && s.t <= fault.repairedAt && /exited during the call|is not connected/.test(s.error ?? "");
+  // In flight at the kill: started before the server was back, ended after it was killed.
+  return fault.kind === "MCP server killed" && s.t <= fault.repairedAt && s.t + s.ms >= fault.at - 50 && /exited during the call|is not connected/.test(s.error ?? "");
 }
 
 /** A fault is survived when the host noticed it and no call failed because of it (beyond the by-design ones). */
 function judgeFaults(faults: Fault[], stats: CallStat[]): { expected: Set<CallStat> } {
   const expected = new Set<CallStat>();
   for (const f of faults) {
-    const window = stats.filter((s) => s.error && s.t >= f.at - 100 && s.t <= f.repairedAt + 3000);
+    const window = stats.filter((s) => s.error && s.t + s.ms >= f.at - 50 && s.t <= f.repairedAt + 3000);
     for (const s of window) if (expectedBy(f, s)) expected.add(s);
     f.survived = f.noticed && window.every((s) => expected.has(s));
   }
