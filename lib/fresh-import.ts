@@ -70,6 +70,8 @@ export async function importFresh(file: string, root: string, opts: JitiOptions)
   jiti = create(file, { transform, ...opts, moduleCache: false } as JitiOptions, { onError: (e: unknown) => { throw e; }, nativeImport, createRequire });
   const text = fs.readFileSync(file, "utf8");
   const mod = (await jiti.import(file)) as Record<string, unknown>;
+  // An editor's save (truncate, then write) can land between our read and jiti's: never pass that off as the file's code.
+  if (fs.readFileSync(file, "utf8") !== text) throw new Error(`${file} changed while it was being loaded (being written?); the next rebuild loads it`);
   const now = { text, objects: exportObjects(mod) };
   const before = lastExports.get(file);
   lastExports.set(file, now);
