@@ -315,17 +315,17 @@ function skipWrapper(
       while (k < ws.length && v(k).startsWith("-")) k += /^-(s|k)$|^--(signal|kill-after)$/.test(v(k)) ? 2 : 1;
       return k + 1 < ws.length + 1 && /^\d/.test(v(k)) ? k + 1 : undefined;
     case "time":
-      while (k < ws.length && v(k).startsWith("-")) k += /^-(f|o)$/.test(v(k)) ? 2 : 1;
+      while (k < ws.length && v(k).startsWith("-")) k += /^-(f|o)$|^--(format|output)$/.test(v(k)) ? 2 : 1;
       return k;
     case "nice":
-      while (k < ws.length && v(k).startsWith("-")) k += v(k) === "-n" ? 2 : 1;
+      while (k < ws.length && v(k).startsWith("-")) k += v(k) === "-n" || v(k) === "--adjustment" ? 2 : 1;
       return k;
     case "nohup":
     case "builtin":
     case "noglob":
       return k;
     case "stdbuf":
-      while (k < ws.length && v(k).startsWith("-")) k += /^-[ioe]$/.test(v(k)) ? 2 : 1;
+      while (k < ws.length && v(k).startsWith("-")) k += /^-[ioe]$|^--(input|output|error)$/.test(v(k)) ? 2 : 1;
       return k;
     case "command":
       if (/^-[vV]/.test(v(k))) return undefined;
@@ -342,7 +342,7 @@ function skipWrapper(
         if (a === "-C" || a === "--chdir") {
           onUnallowable("env -C changes directory");
           k += 2;
-        } else if (a === "-u") k += 2;
+        } else if (a === "-u" || a === "--unset") k += 2;
         else if (a.startsWith("-")) k++;
         else if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(a)) {
           onAssign(a);

@@ -13,8 +13,8 @@ export const SAFE_ENV = new Set(
 export const WRAPPERS = new Set(["timeout", "time", "nice", "nohup", "stdbuf", "command", "builtin", "noglob", "env", "xargs"]);
 export const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "ash", "busybox"]);
 /** Programs that run the rest of their arguments as a command. value = positionals to skip before it. */
-export const EXEC_THROUGH: Record<string, { skip: number; opts?: string }> = {
-  sudo: { skip: 0, opts: "ugh pCDrtUT" },
+export const EXEC_THROUGH: Record<string, { skip: number; opts?: string; long?: string[] }> = {
+  sudo: { skip: 0, opts: "ugh pCDrtUT", long: ["user", "group", "host", "prompt", "chdir", "close-from", "role", "type", "other-user", "command-timeout", "chroot"] },
   doas: { skip: 0, opts: "uC" },
   setsid: { skip: 0 },
   ionice: { skip: 0, opts: "cnpt" },
@@ -27,7 +27,7 @@ export const EXEC_THROUGH: Record<string, { skip: number; opts?: string }> = {
   unshare: { skip: 0 },
   chroot: { skip: 1 },
   caffeinate: { skip: 0, opts: "tw" },
-  npx: { skip: 0, opts: "pc" },
+  npx: { skip: 0, opts: "pc", long: ["package", "call"] },
   bunx: { skip: 0 },
   pnpx: { skip: 0 },
   uvx: { skip: 0 },
@@ -45,6 +45,8 @@ export const EXEC_THROUGH: Record<string, { skip: number; opts?: string }> = {
 /** Two-word heads that run a command: "npm exec", "docker exec CONTAINER" … */
 export const EXEC_THROUGH2: Record<string, { skip: number; afterDashDash?: boolean }> = {
   "npm exec": { skip: 0 },
+  "npm x": { skip: 0 },
+  "bun x": { skip: 0 },
   "pnpm exec": { skip: 0 },
   "pnpm dlx": { skip: 0 },
   "yarn exec": { skip: 0 },

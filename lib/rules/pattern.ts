@@ -1,16 +1,21 @@
 /**
  * Bash rule patterns: `*` anywhere (spaces included), a trailing ` *` with a word boundary that also
- * matches the bare command, legacy `:*`, and the flag-set form deny/ask rules use against reordering.
+ * matches the bare command, legacy `:*`, and the grammar form deny/ask rules use against respelling
+ * (grammars/programs.ts).
  */
-import { LONG_FLAGS } from "./words.ts";
+import { canonOf, formMatches, ruleForm, type Canon, type RuleForm } from "./grammars/programs.ts";
 
 export interface BashPattern {
   /** Anchored regex over a segment's text. */
   re: RegExp;
   /** No `*`: an exact command (may approve segments a prefix rule never may). */
   exact: boolean;
-  /** Flag-set form for deny/ask (`rm -rf *` → head ["rm"], flags {r,f}, rest pattern). */
-  flagForm?: { head: string[]; flags: Set<string>; rest?: RegExp };
+  /**
+   * Grammar form for deny/ask: the rule read through its program's grammar (`rm -rf *` → head [rm],
+   * options {r, f}, operands `*`), matched against the command read the same way — any order,
+   * clustering, long/short spelling, value attached or not, git's global options skipped.
+   */
+  flagForm?: RuleForm;
 }
 
 /** `Bash(spec)`: `*` matches anything (spaces too); a trailing ` *` or legacy `:*` also matches the bare command. */
@@ -19,7 +24,7 @@ export function compileBashPattern(spec: string, caseInsensitive = false): BashP
   if (s.endsWith(":*")) s = `${s.slice(0, -2)} *`;
   const re = globToRegex(s, caseInsensitive);
   const exact = !s.includes("*");
-  return { re, exact, flagForm: flagFormOf(s, caseInsensitive) };
+  return { re, exact, flagForm: caseInsensitive ? undefined : ruleForm(s, (g) => globToRegex(g)) };
 }
 
 export function globToRegex(s: string, ci = false): RegExp {
@@ -34,43 +39,17 @@ export function globToRegex(s: string, ci = false): RegExp {
   return new RegExp(`^${body}${tail}$`, ci ? "si" : "s");
 }
 
-function flagFormOf(s: string, ci: boolean): BashPattern["flagForm"] {
-  const ws = s.split(" ");
-  const head: string[] = [];
-  let k = 0;
-  while (k < ws.length && !ws[k]!.startsWith("-") && !ws[k]!.includes("*")) head.push(ws[k++]!);
-  const flags = new Set<string>();
-  while (k < ws.length && /^-[A-Za-z]+$|^--[a-z][a-z-]*$/.test(ws[k]!)) {
-    const f = ws[k++]!;
-    const syn = LONG_FLAGS[head.join(" ")] ?? LONG_FLAGS[head[0] ?? ""] ?? {};
-    if (f.startsWith("--")) flags.add(syn[f] ?? f);
-    else for (const c of f.slice(1)) flags.add(syn[c] ?? c);
-  }
-  if (!head.length || !flags.size) return undefined;
-  const restText = ws.slice(k).join(" ");
-  return { head, flags, rest: restText && restText !== "*" ? globToRegex(restText, ci) : undefined };
+/** Deny/ask: the command's canonical form (program grammar) satisfies the rule's form. */
+export function flagFormMatches(ff: RuleForm, words: readonly string[]): boolean {
+  return formMatches(ff, canonCached(words));
 }
 
-/** Deny/ask flag-set match: same head words, a superset of the rule's flags (in any order/grouping), the rest matching. */
-export function flagFormMatches(ff: NonNullable<BashPattern["flagForm"]>, words: string[]): boolean {
-  if (words.length < ff.head.length) return false;
-  for (let i = 0; i < ff.head.length; i++) if ((i === 0 ? base(words[i]!) : words[i]) !== ff.head[i]) return false;
-  const syn = LONG_FLAGS[ff.head.join(" ")] ?? LONG_FLAGS[ff.head[0]!] ?? {};
-  const have = new Set<string>();
-  const operands: string[] = [];
-  let end = false;
-  for (const w of words.slice(ff.head.length)) {
-    if (!end && w === "--") end = true;
-    else if (!end && /^-[A-Za-z]+$/.test(w)) for (const c of w.slice(1)) have.add(syn[c] ?? c);
-    else if (!end && w.startsWith("--")) have.add(syn[w.replace(/=.*$/, "")] ?? w.replace(/=.*$/, ""));
-    else operands.push(w);
-  }
-  for (const f of ff.flags) if (!have.has(f)) return false;
-  return ff.rest ? ff.rest.test(operands.join(" ")) : true;
+const canonCache = new WeakMap<readonly string[], Canon | undefined>();
+/** Canonical form of a segment's words, memoised per words array (segments are cached and shared). */
+export function canonCached(words: readonly string[]): Canon | undefined {
+  if (canonCache.has(words)) return canonCache.get(words);
+  const c = canonOf(words);
+  canonCache.set(words, c);
+  return c;
 }
 
-
-function base(cmd: string): string {
-  const i = cmd.lastIndexOf("/");
-  return i >= 0 ? cmd.slice(i + 1) : cmd;
-}

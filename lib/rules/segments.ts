@@ -63,7 +63,8 @@ function source(name: string, _words: ShellWord[], run: CodeRun): boolean {
 
 function exec(_name: string, words: ShellWord[], run: CodeRun): boolean {
   flag(run, "exec replaces the shell with another command");
-  if (words.length > 1) run.inner.push(words.slice(1).filter((w, k) => k > 0 || !w.value.startsWith("-")));
+  const rest = skipOptions(words, 1, "a");
+  if (rest.length) run.inner.push(rest);
   return true;
 }
 
@@ -88,14 +89,34 @@ function find(_name: string, words: ShellWord[], run: CodeRun): boolean {
 /** Only reached when xargs had flags (bare xargs is a wrapper). */
 function xargs(_name: string, words: ShellWord[], run: CodeRun): boolean {
   flag(run, "xargs with options runs a command built from its input");
-  run.inner.push(skipOptions(words, 1, "IiLlnPsdEeaR"));
+  run.inner.push(skipOptions(words, 1, "IiLlnPsdEeaR", XARGS_LONG));
   return true;
 }
+
+const XARGS_LONG = ["arg-file", "delimiter", "eof", "replace", "max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"];
 
 function watch(_name: string, words: ShellWord[], run: CodeRun): boolean {
   if (words.length <= 1) return false;
   flag(run, "watch runs its arguments through a shell");
-  run.shells.push(skipOptions(words, 1, "nd").map((w) => w.value).join(" "));
+  run.shells.push(skipOptions(words, 1, "nq", ["interval", "differences", "chgexit", "equexit", "errexit"]).map((w) => w.value).join(" "));
+  return true;
+}
+
+/**
+ * GNU parallel: the command (words, or one string run by a shell) before `:::`/`::::`, run once per
+ * argument after it — `parallel rm -rf ::: build` runs `rm -rf build`.
+ */
+function parallel(_name: string, words: ShellWord[], run: CodeRun): boolean {
+  flag(run, "parallel runs a command built from its arguments");
+  const cmd = skipOptions(words, 1, "jaSIdEJ", ["jobs", "arg-file", "sshlogin", "delimiter", "replace", "joblog", "results", "timeout", "tmpdir"]);
+  const sep = cmd.findIndex((w) => /^:::+$/.test(w.value));
+  const body = sep < 0 ? cmd : cmd.slice(0, sep);
+  const args = sep < 0 ? [] : cmd.slice(sep + 1).filter((w) => !/^:::+$/.test(w.value));
+  const fill = (ws: ShellWord[], a?: ShellWord) => (ws.some((w) => w.value.includes("{}")) || !a ? ws.map((w) => (a ? { ...w, value: w.value.split("{}").join(a.value) } : w)) : [...ws, a]);
+  for (const a of args.length ? args : [undefined]) {
+    if (body.length === 1 && /\s/.test(body[0]!.value)) run.shells.push(fill(body, a)[0]!.value);
+    else if (body.length) run.inner.push(fill(body, a));
+  }
   return true;
 }
 
@@ -122,11 +143,22 @@ function ssh(_name: string, words: ShellWord[], run: CodeRun): boolean {
 function execThrough(name: string, words: ShellWord[], run: CodeRun): boolean {
   if (!EXEC_THROUGH[name] || words.length <= 1) return false;
   const spec = EXEC_THROUGH[name]!;
-  const rest = skipOptions(words, 1, spec.opts ?? "").slice(spec.skip);
-  const cIdx = name === "flock" ? words.findIndex((w) => w.value === "-c") : -1;
-  if (cIdx > 0 && words[cIdx + 1]) run.shells.push(words[cIdx + 1]!.value);
+  const rest = skipOptions(words, 1, spec.opts ?? "", spec.long).slice(spec.skip);
+  const str = shellString(words, name === "flock" || name === "npx");
+  if (str !== undefined) run.shells.push(str);
   else if (rest.length) run.inner.push(rest);
   return true;
+}
+
+/** The string of a `-c STR` / `--call=STR` option (`npx -c 'rm x'`, `flock f -c 'rm x'`). */
+function shellString(words: ShellWord[], enabled: boolean): string | undefined {
+  if (!enabled) return undefined;
+  for (let k = 1; k < words.length; k++) {
+    const v = words[k]!.value;
+    if ((v === "-c" || v === "--call") && words[k + 1]) return words[k + 1]!.value;
+    if (v.startsWith("--call=")) return v.slice(7);
+  }
+  return undefined;
 }
 
 /** Two-word heads in EXEC_THROUGH2 (`npm exec`, `docker exec CONTAINER` …). */
@@ -136,8 +168,10 @@ function execThrough2(name: string, words: ShellWord[], run: CodeRun): boolean {
   let rest = words.slice(2);
   const dd = rest.findIndex((w) => w.value === "--");
   if (spec.afterDashDash && dd >= 0) rest = rest.slice(dd + 1);
-  else rest = skipOptions(rest, 0, "").slice(spec.skip);
-  if (rest.length) run.inner.push(rest);
+  else rest = skipOptions(rest, 0, "p", ["package"]).slice(spec.skip);
+  const str = name === "npm" ? shellString(words, true) : undefined;
+  if (str !== undefined) run.shells.push(str);
+  else if (rest.length) run.inner.push(rest);
   return true;
 }
 
@@ -151,6 +185,7 @@ const PROGRAMS: Record<string, ProgramHandler> = {
   find,
   xargs,
   watch,
+  parallel,
   su: dashC,
   script: dashC,
   runuser: dashC,
@@ -169,14 +204,18 @@ export function runsCode(name: string, words: ShellWord[], run: CodeRun): void {
   execThrough2(name, words, run);
 }
 
-/** Skip options (and the values of options in `argOpts`) starting at `from`; stops at `--` or the first operand. */
-export function skipOptions(ws: ShellWord[], from: number, argOpts: string): ShellWord[] {
+/**
+ * Skip options (and the values of short options in `argOpts` and of long options in `longArgs`, which
+ * may be abbreviated) starting at `from`; stops at `--` or the first operand.
+ */
+export function skipOptions(ws: ShellWord[], from: number, argOpts: string, longArgs: readonly string[] = []): ShellWord[] {
   let k = from;
   while (k < ws.length) {
     const a = ws[k]!.value;
     if (a === "--") return ws.slice(k + 1);
     if (!a.startsWith("-") || a === "-") break;
     if (!a.startsWith("--") && a.length === 2 && argOpts.includes(a[1]!)) k += 2;
+    else if (a.startsWith("--") && !a.includes("=") && a.length > 3 && longArgs.some((l) => l.startsWith(a.slice(2)))) k += 2;
     else k++;
   }
   return ws.slice(k);

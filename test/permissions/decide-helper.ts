@@ -33,3 +33,7 @@ export function decide(cwd: string, rules: Rules, toolName: string, input: strin
   const tool = { ...defineTool({ name: toolName, description: "t", inputSchema: {}, call: () => "" }), origin: "builtin", plugin: "t", isReadOnly: READ_ONLY.has(toolName) } as Tool;
   return evaluate(rs, { toolName, tool, input: inp, cwd, mode, shellCwd });
 }
+
+export type Expect = "allow" | "ask" | "deny";
+/** [rules, Bash command, expected decision, mode?] — the readonly-model and grammars tables. */
+export type BashCase = [Rules, string, Expect, string?];
