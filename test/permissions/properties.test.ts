@@ -74,6 +74,8 @@ describe("Bash matcher", () => {
   it("allow needs every part, deny needs any part", () => {
     fc.assert(
       fc.property(fc.array(simpleCommand, { minLength: 1, maxLength: 5 }), fc.array(separator, { minLength: 5, maxLength: 5 }), word, (cmds, seps, head) => {
+        // `npm x CMD` runs CMD (npm exec): deny then also sees CMD, which this simple model does not know.
+        fc.pre(!cmds.some((c) => /^npm x( |$)/.test(c)));
         const command = cmds.map((c, i) => (i ? seps[i - 1] : "") + c).join("");
         const rule = `Bash(${head} *)`;
         const starts = cmds.map((c) => c === head || c.startsWith(`${head} `));
