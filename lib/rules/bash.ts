@@ -9,12 +9,16 @@
  */
 import { analyzeShell, crudeSplit, type SimpleCommand } from "./shell.ts";
 import type { PathRef, ShellWord } from "./words.ts";
-import { DATA_HEADS, EDIT_OPS, EXEC_THROUGH, NULL_DEVICES, SAFE_ENV, WRAPPERS, fileArgs, readOnlyCommand } from "./commands.ts";
+import { DATA_HEADS, EDIT_OPS, EXEC_THROUGH, NULL_DEVICES, READERS, SAFE_ENV, WRAPPERS, fileArgs } from "./commands.ts";
 import { lit, runsCode, type CodeRun } from "./segments.ts";
+import { expandArg, expandBraces, staticValue, type ExpandEnv } from "./expand.ts";
+import { readOnlyVerdict } from "./grammars/readonly.ts";
+import { gitSplit } from "./grammars/programs.ts";
 
 export { compileBashPattern, flagFormMatches, globToRegex, type BashPattern } from "./pattern.ts";
 export { SAFE_ENV } from "./commands.ts";
 export { LONG_FLAGS, type PathRef } from "./words.ts";
+export { expandBraces } from "./expand.ts";
 
 export interface Segment {
   /** Words after wrappers and assignments were stripped (values). */
@@ -92,10 +96,15 @@ function analyzeBashUncached(command: string, cwd: string): BashFacts {
       dir = !arg ? cdTarget(undefined, dir) : arg.dynamic || arg.value === "-" ? "/" : cdTarget(arg.value, dir);
     }
   }
-  const extra = a.redirects.map((r) => redirectRef(r, dir)).filter((x): x is PathRef => !!x);
-  if (extra.length) {
-    if (segments.length) segments[0]!.redirectWrites.push(...extra);
-    else segments.push(emptySegment(dir, extra));
+  const env: ExpandEnv = { dir, vars };
+  const extra = a.redirects.map((r) => redirectRef(r, dir, env)).filter((x): x is PathRef => !!x);
+  // `while read l; do …; done < f` reads f: charged to the first command (as writes are).
+  const extraReads = a.redirects.filter((r) => r.op === "<").flatMap((r) => expandArg(r.target, env).map((w) => ref(w, dir)));
+  if (extra.length || extraReads.length) {
+    if (!segments.length) segments.push(emptySegment(dir, []));
+    segments[0]!.redirectWrites.push(...extra);
+    segments[0]!.reads.push(...extraReads);
+    if (extraReads.length && !segments[0]!.words.length) segments[0]!.readOnly = false;
   }
   return { ok: true, segments, command };
 }
@@ -107,10 +116,11 @@ function cdTarget(arg: string | undefined, dir: string): string {
   return `${dir}/${arg}`;
 }
 
-function redirectRef(r: { op: string; fd?: string; target: ShellWord }, base: string): PathRef | undefined {
+function redirectRef(r: { op: string; fd?: string; target: ShellWord }, base: string, env?: ExpandEnv): PathRef | undefined {
   if (!/^(>|>>|>\||&>|&>>|<>)$/.test(r.op) && !(r.op === ">&" && !/^(\d+|-)$/.test(r.target.value))) return undefined;
-  if (NULL_DEVICES.test(r.target.value)) return undefined;
-  return ref(r.target, base);
+  const t = env ? expandArg(r.target, env)[0]! : r.target;
+  if (NULL_DEVICES.test(t.value)) return undefined;
+  return ref(t, base);
 }
 
 function ref(w: ShellWord, base: string): PathRef {
@@ -135,33 +145,41 @@ function crudeInner(command: string, dir: string): Segment[] {
 }
 
 /** One simple command → its segment, plus inner segments for commands it runs. */
-function segmentsOf(sc: SimpleCommand, dir: string, cwd: string, depth: number, vars?: ReadonlyMap<string, string>): Segment[] {
-  const { redirectWrites, reads } = redirectsOf(sc, dir);
+function segmentsOf(sc: SimpleCommand, dir: string, cwd: string, depth: number, vars?: ReadonlyMap<string, string>, fromPipe = false): Segment[] {
+  const env: ExpandEnv = { dir, vars };
+  const { redirectWrites, reads } = redirectsOf(sc, dir, env);
   const fullWords = sc.words;
-  if (!fullWords.length) return [assignmentSegment(sc, dir, redirectWrites, reads)];
+  if (!fullWords.length) {
+    // `$(< f)` is `cat f`: a reader like any other.
+    if (reads.length && !sc.assigns.length) return segmentsOf({ ...sc, words: [lit("cat"), ...sc.redirects.filter((r) => r.op === "<").map((r) => r.target)], redirects: sc.redirects.filter((r) => r.op !== "<") }, dir, cwd, depth, vars, fromPipe);
+    return [assignmentSegment(sc, dir, redirectWrites, reads)];
+  }
   const run: CodeRun = { inner: [], shells: [] };
   // Variables whose value is a command the program will run (`GIT_SSH_COMMAND='rm -rf /' git fetch`).
   for (const a of sc.assigns) if (COMMAND_VARS.has(a.name)) run.shells.push(literalValue(a.raw.slice(a.raw.indexOf("=") + 1)) || a.raw.slice(a.raw.indexOf("=") + 1));
-  const words = fullWords.slice(stripWrappers(fullWords, run));
+  const start = stripWrappers(fullWords, run);
+  const words = fullWords.slice(start);
+  // Operands that `xargs` appends come from its input: unknown paths.
+  const piped = fromPipe || fullWords.slice(0, start).some((w) => base(w.value) === "xargs");
   if (!words.length) return [wrappersOnlySegment(fullWords, dir, redirectWrites, run), ...innerSegments(run.inner, run.shells, dir, cwd, depth)];
   const head = words[0]!;
   const name = head.dynamic ? "" : base(head.value);
-  computedHead(head, words, run, vars);
+  computedHead(head, words, run, env);
   if (sc.decl && sc.assigns.some((a) => !SAFE_ENV.has(a.name) && !/^[a-z_][a-z0-9_]*$/.test(a.name))) run.unallowable ??= "it exports variables that change later commands";
   // Shells and code runners.
-  runsCode(name, words, run);
-  const seg = commandSegment(sc, words, name, dir, depth, run.unallowable, redirectWrites, reads);
-  return [seg, ...innerSegments(run.inner, run.shells, dir, cwd, depth)];
+  runsCode(name, words, run, { stdin: sc.stdin, env });
+  const seg = commandSegment(sc, words, name, env, depth, run.unallowable, redirectWrites, reads, piped);
+  return [seg, ...innerSegments(run.inner, run.shells, dir, cwd, depth, run.piped)];
 }
 
 /** Output redirection targets and `<` inputs of a simple command. */
-function redirectsOf(sc: SimpleCommand, dir: string): { redirectWrites: PathRef[]; reads: PathRef[] } {
+function redirectsOf(sc: SimpleCommand, dir: string, env: ExpandEnv): { redirectWrites: PathRef[]; reads: PathRef[] } {
   const redirectWrites: PathRef[] = [];
   const reads: PathRef[] = [];
   for (const r of sc.redirects) {
-    const w = redirectRef(r, dir);
+    const w = redirectRef(r, dir, env);
     if (w) redirectWrites.push(w);
-    else if (r.op === "<") reads.push(ref(r.target, dir));
+    else if (r.op === "<") reads.push(...expandArg(r.target, env).map((x) => ref(x, dir)));
   }
   return { redirectWrites, reads };
 }
@@ -214,14 +232,17 @@ function wrappersOnlySegment(fullWords: ShellWord[], dir: string, redirectWrites
   return seg;
 }
 
-/** A command name computed at run time (`$c`, `{rm,-rf,/}`): never allowable; known values become inner commands. */
-function computedHead(head: ShellWord, words: ShellWord[], run: CodeRun, vars?: ReadonlyMap<string, string>): void {
+/**
+ * A command name computed at run time (`$c`, `$(echo rm)`, `r${EMPTY}m`, `{rm,-rf,/}`): never
+ * allowable; what it becomes — known values, literal output, unknown variables as empty — is an
+ * inner command that deny/ask rules see.
+ */
+function computedHead(head: ShellWord, words: ShellWord[], run: CodeRun, env: ExpandEnv): void {
   if (head.dynamic) {
     run.unallowable ??= "the command name is computed at run time";
-    const v = /^\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?$/.exec(head.raw);
-    const known = v ? vars?.get(v[1]!) : undefined;
+    const known = staticValue(head, env) ?? staticValue(head, env, true);
     if (known) run.inner.push([...known.split(/\s+/).filter(Boolean).map(lit), ...words.slice(1)]);
-  } else if (!head.quoted && /\{[^{}]*,[^{}]*\}/.test(head.value)) {
+  } else if (!head.quoted && /\{[^{}]*(,|\.\.)[^{}]*\}/.test(head.value)) {
     // `{rm,-rf,/}` is `rm -rf /` after brace expansion.
     run.unallowable ??= "the command name comes from brace expansion";
     run.inner.push(words.flatMap((w) => (w.quoted || w.dynamic ? [w] : expandBraces(w.value).map(lit))));
@@ -233,25 +254,38 @@ function commandSegment(
   sc: SimpleCommand,
   words: ShellWord[],
   name: string,
-  dir: string,
+  env: ExpandEnv,
   depth: number,
   unallowable: string | undefined,
   redirectWrites: PathRef[],
   reads: PathRef[],
+  piped: boolean,
 ): Segment {
+  const dir = env.dir;
   const fullWords = sc.words;
   const vals = words.map((w) => w.value);
   const head = words[0]!;
-  const ro = readOnlyCommand(name, vals);
-  const io = fileArgs(name, words, dir);
-  reads.push(...io.reads);
+  // Operands as the shell will pass them (expansion before any path check).
+  const xwords = [head, ...words.slice(1).flatMap((w) => expandArg(w, env))];
+  const xvals = xwords.map((w) => w.value);
+  const verdict = name ? readOnlyVerdict(name, xvals) : undefined;
+  const io = fileArgs(name, xwords, dir);
+  const seen = new Set<string>();
+  for (const r of [...io.reads, ...(verdict?.reads ?? []).map((x) => (x.path === undefined ? ref(xwords[x.i]!, dir) : { ...ref(xwords[x.i]!, dir), path: x.path }))]) {
+    if (r.path === "-" || NULL_DEVICES.test(r.path) || seen.has(r.path)) continue;
+    seen.add(r.path);
+    reads.push(r);
+  }
+  if (piped && (READERS[name] || verdict)) reads.push({ path: "<input of xargs>", base: dir, dynamic: true, glob: false });
+  // Only harmless variables may prefix a read-only command (PAGER, LESSOPEN, GIT_EXTERNAL_DIFF … run programs).
+  const envOk = sc.assigns.every((a) => SAFE_ENV.has(a.name));
   const seg: Segment = {
     words: vals,
     text: textOf(sc, words, false),
     rawText: textOf(sc, words, true),
     denyTexts: [],
     unallowable,
-    readOnly: ro && !unallowable,
+    readOnly: !!verdict?.ok && envOk && !unallowable,
     editOp: EDIT_OPS.has(name) && !unallowable,
     reads,
     writes: io.writes,
@@ -262,8 +296,13 @@ function commandSegment(
   };
   const bare = vals.join(" ");
   const full = [...sc.assigns.map((a) => a.raw), ...fullWords.map((w) => w.value)].join(" ");
-  const deny = new Set([seg.text, seg.rawText, bare, words.map((w) => w.raw).join(" "), full, fullWords.map((w) => w.value).join(" ")]);
+  const deny = new Set([seg.text, seg.rawText, bare, words.map((w) => w.raw).join(" "), full, fullWords.map((w) => w.value).join(" "), xvals.join(" ")]);
   if (head.value.includes("/")) deny.add([name, ...vals.slice(1)].join(" "));
+  if (name === "git") {
+    // Deny texts without git's global options (`git -C . push` is `git push`).
+    const g = gitSplit(vals.slice(1));
+    if (g.sub) deny.add(["git", g.sub, ...g.rest].join(" "));
+  }
   seg.denyTexts = [...deny];
   if (!DATA_HEADS.has(name) && !WRAPPERS.has(name) && !EXEC_THROUGH[name] && name !== "find" && depth === 0) {
     for (let k = 1; k < words.length; k++) {
@@ -275,12 +314,12 @@ function commandSegment(
 }
 
 /** Segments for commands run by another command (deny/ask only). */
-function innerSegments(inner: ShellWord[][], shells: string[], dir: string, cwd: string, depth: number): Segment[] {
+function innerSegments(inner: ShellWord[][], shells: string[], dir: string, cwd: string, depth: number, piped?: Set<ShellWord[]>): Segment[] {
   const out: Segment[] = [];
   if (depth >= 4) return out;
   for (const ws of inner) {
     if (!ws.length) continue;
-    for (const s of segmentsOf({ assigns: [], words: ws, redirects: [] }, dir, cwd, depth + 1)) out.push({ ...s, inner: true });
+    for (const s of segmentsOf({ assigns: [], words: ws, redirects: [] }, dir, cwd, depth + 1, undefined, !!piped?.has(ws))) out.push({ ...s, inner: true });
   }
   for (const src of shells) {
     const sub = src.length > MAX_LEN ? undefined : analyzeShell(src);
@@ -369,17 +408,6 @@ function literalValue(raw: string): string {
   if (/^'[^']*'$/.test(raw)) return raw.slice(1, -1);
   if (/^"[^"$`\\]*"$/.test(raw)) return raw.slice(1, -1);
   return /^[^$`'"\\(){}]*$/.test(raw) ? raw : "";
-}
-
-/** Bash brace expansion of one unquoted word into words (`{a,b}c` → `ac bc`; no nesting, ≤ 64 words). */
-export function expandBraces(word: string): string[] {
-  const m = /\{([^{}]*,[^{}]*)\}/.exec(word);
-  if (!m) return [word];
-  const pre = word.slice(0, m.index);
-  const post = word.slice(m.index + m[0].length);
-  const out: string[] = [];
-  for (const alt of m[1]!.split(",")) for (const rest of expandBraces(post)) if (out.length < 64) out.push(pre + alt + rest);
-  return out.filter((w) => w !== "");
 }
 
 function base(cmd: string): string {

@@ -4,6 +4,7 @@
  * for file operands and read-only-ness.
  */
 import type { PathRef, ShellWord } from "./words.ts";
+import { readOnlyVerdict } from "./grammars/readonly.ts";
 
 /** Variables that may prefix an allowed command without being named in the rule. */
 export const SAFE_ENV = new Set(
@@ -69,7 +70,7 @@ export const DATA_HEADS = new Set(
   "echo printf grep egrep fgrep rg ag ack man which type whatis apropos help info tldr git npm yarn pnpm cargo go make docker podman kubectl gh brew apt apt-get pip pip3 curl wget jq yq sed awk test [ [[ cat head tail less more wc sort uniq cut tr ls find cd pwd true false set export declare local readonly unset alias".split(" "),
 );
 
-/** Read-only commands auto-approved when every path they touch is inside the working directories. */
+/** Programs the read-only model knows (grammars/readonly.ts has each one's allowed options and operand roles). */
 export const READ_ONLY = new Set(
   "ls cat echo printf pwd head tail grep egrep fgrep rg wc which type diff cmp stat du df file tree basename dirname realpath readlink date whoami id uname hostname true false test [ seq nl tac jq cut tr column md5sum sha1sum sha256sum sha512sum cksum strings od hexdump less more cd printenv comm find sort uniq xxd env".split(" "),
 );
@@ -85,7 +86,7 @@ export const READERS: Record<string, { pattern?: boolean; argOpts?: string; file
   rg: { pattern: true, argOpts: "efgmABCtTMj", fileOpts: "f" }, ag: { pattern: true, argOpts: "ABCGm" }, ack: { pattern: true },
   sed: { pattern: true, argOpts: "efl", fileOpts: "f" }, awk: { pattern: true, argOpts: "fvF", fileOpts: "f" }, gawk: { pattern: true, argOpts: "fvF", fileOpts: "f" },
   jq: { pattern: true, argOpts: "", fileOpts: "" }, yq: { pattern: true },
-  ls: { argOpts: "IwT" }, tree: { argOpts: "LIP" }, du: { argOpts: "dB" }, find: {}, source: {}, ".": {},
+  ls: { argOpts: "IwT" }, tree: { argOpts: "LIP" }, du: { argOpts: "dB" }, find: {}, source: {}, ".": {}, rev: {}, tar: {}, zcat: {}, gzip: {}, bzcat: {}, xzcat: {}, zless: {}, zgrep: { pattern: true, argOpts: "efmABC" },
 };
 /** Commands whose operands are written (Edit rules): value = which operands. */
 export const WRITERS: Record<string, "all" | "last" | "rest"> = { tee: "all", touch: "all", mkdir: "all", rm: "all", rmdir: "all", truncate: "all", mv: "all", cp: "last", ln: "last", install: "last", chmod: "rest", chown: "rest", chgrp: "rest", shred: "all", unlink: "all" };
@@ -94,32 +95,9 @@ export const EDIT_OPS = new Set(["mkdir", "touch", "mv", "cp"]);
 
 export const NULL_DEVICES = /^\/dev\/(null|stdout|stderr|tty|fd\/\d+)$/;
 
+/** Whether the command (program name and word values, after wrappers) is read-only in the read-only model (grammars/readonly.ts). */
 export function readOnlyCommand(name: string, vals: string[]): boolean {
-  if (name === "git") {
-    let k = 1;
-    while (k < vals.length && vals[k]!.startsWith("-")) {
-      if (/^-(C|c)$/.test(vals[k]!)) return false; // -C dir / -c config may change what runs
-      k++;
-    }
-    const sub = vals[k] ?? "";
-    const rest = vals.slice(k + 1);
-    if (GIT_READ_ONLY.has(sub)) return !rest.some((r) => /^--(output|ext-diff)/.test(r) || r === "-o");
-    if (sub === "branch") return rest.every((r) => /^(-a|-r|-v|-vv|--list|-l|--show-current|--all|--remotes|--contains|--merged|--no-merged)$/.test(r));
-    if (sub === "tag") return rest.every((r) => /^(-l|--list|-n\d*)$/.test(r));
-    if (sub === "remote") return rest.every((r) => /^(-v|--verbose|show|get-url)$/.test(r) || !r.startsWith("-")) && !rest.some((r) => /^(add|remove|rm|rename|set-url|prune|set-head|set-branches|update)$/.test(r));
-    if (sub === "stash") return rest[0] === "list" || rest[0] === "show";
-    if (sub === "config") return rest.some((r) => /^(--get|--get-all|--list|-l|--get-regexp)$/.test(r));
-    return false;
-  }
-  if (!READ_ONLY.has(name)) return false;
-  if (name === "find") return !vals.some((v) => /^-(exec|execdir|ok|okdir|delete|fprint|fprint0|fprintf|fls)$/.test(v));
-  if (name === "sort") return !vals.some((v) => /^(-o|--output)/.test(v));
-  if (name === "env") return vals.length === 1;
-  // `tree -o f` writes f; `rg --pre cmd` runs cmd on every file it searches.
-  if (name === "tree") return !vals.some((v) => /^-[a-zA-Z]*o/.test(v) || v.startsWith("--output"));
-  if (name === "rg") return !vals.some((v) => v.startsWith("--pre"));
-  if (name === "uniq" || name === "xxd") return vals.slice(1).filter((v) => !v.startsWith("-")).length <= 1;
-  return true;
+  return !!readOnlyVerdict(name, vals)?.ok;
 }
 
 export function fileArgs(name: string, words: ShellWord[], dir: string): { reads: PathRef[]; writes: PathRef[] } {

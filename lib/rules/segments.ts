@@ -4,7 +4,9 @@
  * never approve the command and which word lists / shell strings it runs (checked by deny/ask only).
  */
 import type { ShellWord } from "./words.ts";
+import { gitSplit } from "./grammars/programs.ts";
 import { EXEC_THROUGH, EXEC_THROUGH2, SHELLS } from "./commands.ts";
+import { literalOutput, type ExpandEnv } from "./expand.ts";
 
 /** What a command runs besides itself, collected while reading its words. */
 export interface CodeRun {
@@ -14,10 +16,18 @@ export interface CodeRun {
   shells: string[];
   /** Why a prefix rule may never approve the command (first reason wins). */
   unallowable?: string;
+  /** Word lists (in `inner`) whose operands come from the command's input (`xargs cat`): unknown paths. */
+  piped?: Set<ShellWord[]>;
+}
+
+/** What else is known about the command: its literal standard input, and how to expand words. */
+export interface RunContext {
+  stdin?: string;
+  env?: ExpandEnv;
 }
 
 /** Handles one program's words; returns false when the words are not a form it knows (the next rule applies). */
-type ProgramHandler = (name: string, words: ShellWord[], run: CodeRun) => boolean;
+type ProgramHandler = (name: string, words: ShellWord[], run: CodeRun, ctx: RunContext) => boolean;
 
 /** git config keys whose value is a command (`!cmd` for aliases). */
 const GIT_COMMAND_CONFIG = /^(core\.(?:pager|editor|sshCommand|fsmonitor|hooksPath)|alias\.[^=]+|sequence\.editor|diff\.[^=]+\.textconv|filter\.[^=]+\.(?:clean|smudge|process)|credential\.helper|pager\.[^=]+)=(.*)$/s;
@@ -26,19 +36,33 @@ function flag(run: CodeRun, why: string): void {
   run.unallowable ??= why;
 }
 
-function shellRunner(name: string, words: ShellWord[], run: CodeRun): boolean {
+function shellRunner(name: string, words: ShellWord[], run: CodeRun, ctx: RunContext): boolean {
   const c = words.findIndex((w, k) => k > 0 && /^-[a-z]*c[a-z]*$/.test(w.value));
   if (c > 0) {
     flag(run, `it runs another shell (${name} -c)`);
     if (words[c + 1]) run.shells.push(words[c + 1]!.value);
   } else if (!words.slice(1).some((w) => !w.value.startsWith("-")) || words.some((w) => /^-[a-z]*s[a-z]*$/.test(w.value))) {
     flag(run, `${name} runs commands read from its input`);
+    // `echo 'rm -rf x' | sh`, `bash <<< '…'`, a here-doc: the literal input is the script.
+    if (ctx.stdin !== undefined) run.shells.push(ctx.stdin);
+  } else {
+    // `bash <(echo rm -rf x)`: a script whose text is a literal.
+    const script = procText(words.slice(1).find((w) => !w.value.startsWith("-")));
+    if (script !== undefined) run.shells.push(script);
   }
   return true;
 }
 
+/** The literal text a process substitution `<(echo …)` yields. */
+function procText(w: ShellWord | undefined): string | undefined {
+  const p = w?.parts;
+  if (!p || p.length !== 1 || p[0]!.t !== "subst" || !p[0]!.proc) return undefined;
+  return literalOutput(p[0]!.src);
+}
+
 /** `git -c core.pager='rm -rf /' log`, `git -c alias.x='!sh -c …' x`: config values that are commands. */
 function git(_name: string, words: ShellWord[], run: CodeRun): boolean {
+  gitRuns(words, run);
   if (!words.some((w) => w.value === "-c")) return false;
   for (let k = 1; k + 1 < words.length && words[k]!.value.startsWith("-"); k++) {
     const m = words[k]!.value === "-c" ? GIT_COMMAND_CONFIG.exec(words[k + 1]!.value) : null;
@@ -50,14 +74,42 @@ function git(_name: string, words: ShellWord[], run: CodeRun): boolean {
   return true;
 }
 
+/** git subcommands that run a command: `submodule foreach CMD`, `bisect run CMD`, `rebase --exec CMD`. */
+function gitRuns(words: ShellWord[], run: CodeRun): void {
+  const g = gitSplit(words.slice(1).map((w) => w.value));
+  const rest = words.slice(words.length - g.rest.length);
+  const vals = g.rest;
+  if (g.sub === "submodule" && vals.includes("foreach")) {
+    flag(run, "git submodule foreach runs a command in every submodule");
+    const k = vals.indexOf("foreach");
+    const cmd = rest.slice(k + 1).filter((w, i) => i > 0 || !w.value.startsWith("-"));
+    const body = cmd[0]?.value === "--recursive" ? cmd.slice(1) : cmd;
+    if (body.length) run.shells.push(body.map((w) => w.value).join(" "));
+  } else if (g.sub === "bisect" && vals[0] === "run") {
+    flag(run, "git bisect run runs a command");
+    if (rest.length > 1) run.inner.push(rest.slice(1));
+  } else if (g.sub === "rebase") {
+    for (let k = 0; k < vals.length; k++) {
+      const v = vals[k]!;
+      const str = v === "-x" || v === "--exec" ? vals[k + 1] : v.startsWith("--exec=") ? v.slice(7) : /^-x./.test(v) ? v.slice(2) : undefined;
+      if (str === undefined) continue;
+      flag(run, "git rebase --exec runs a command");
+      run.shells.push(str);
+    }
+  }
+}
+
 function evalString(_name: string, words: ShellWord[], run: CodeRun): boolean {
   flag(run, "eval runs a string as a command");
   run.shells.push(words.slice(1).map((w) => w.value).join(" "));
   return true;
 }
 
-function source(name: string, _words: ShellWord[], run: CodeRun): boolean {
+function source(name: string, words: ShellWord[], run: CodeRun, ctx: RunContext): boolean {
   flag(run, `${name} runs a script in this shell`);
+  const script = procText(words[1]);
+  if (script !== undefined) run.shells.push(script);
+  else if (ctx.stdin !== undefined && /^\/dev\/(stdin|fd\/0)$/.test(words[1]?.value ?? "")) run.shells.push(ctx.stdin);
   return true;
 }
 
@@ -74,7 +126,8 @@ function find(_name: string, words: ShellWord[], run: CodeRun): boolean {
     if (/^-(exec|execdir|ok|okdir)$/.test(v)) {
       flag(run, `find ${v} runs a command`);
       const end = words.findIndex((x, m) => m > k && (x.value === ";" || x.value === "+"));
-      run.inner.push(words.slice(k + 1, end < 0 ? undefined : end));
+      const found = findCandidate(words);
+      run.inner.push(words.slice(k + 1, end < 0 ? undefined : end).map((w) => (w.value === "{}" ? found : w)));
     } else if (v === "-delete") {
       flag(run, "find -delete deletes files");
       const starts = words.slice(1).filter((x) => !x.value.startsWith("-") && !x.value.startsWith("(") && !x.value.startsWith("!"));
@@ -86,10 +139,27 @@ function find(_name: string, words: ShellWord[], run: CodeRun): boolean {
   return true;
 }
 
+/**
+ * What `{}` stands for in `find … -exec`: with a literal `-name`/`-path`, the files it can find
+ * (a glob under the start directory, so Read rules see `./**\/.env`); otherwise unknown.
+ */
+function findCandidate(words: ShellWord[]): ShellWord {
+  const starts = [];
+  for (let k = 1; k < words.length && !words[k]!.value.startsWith("-") && !/^[!(]$/.test(words[k]!.value); k++) starts.push(words[k]!.value);
+  const n = words.findIndex((w) => /^-(name|iname|path|ipath|wholename)$/.test(w.value));
+  const pat = n > 0 ? words[n + 1] : undefined;
+  if (!pat || pat.dynamic) return { value: "{}", raw: "{}", dynamic: true, quoted: false };
+  const start = (starts[0] ?? ".").replace(/\/+$/, "");
+  const value = /path|wholename/.test(words[n]!.value) ? pat.value : `${start}/**/${pat.value}`;
+  return { value, raw: "{}", dynamic: false, quoted: false };
+}
+
 /** Only reached when xargs had flags (bare xargs is a wrapper). */
 function xargs(_name: string, words: ShellWord[], run: CodeRun): boolean {
   flag(run, "xargs with options runs a command built from its input");
-  run.inner.push(skipOptions(words, 1, "IiLlnPsdEeaR", XARGS_LONG));
+  const cmd = skipOptions(words, 1, "IiLlnPsdEeaR", XARGS_LONG);
+  run.inner.push(cmd);
+  (run.piped ??= new Set()).add(cmd);
   return true;
 }
 
@@ -115,7 +185,11 @@ function parallel(_name: string, words: ShellWord[], run: CodeRun): boolean {
   const fill = (ws: ShellWord[], a?: ShellWord) => (ws.some((w) => w.value.includes("{}")) || !a ? ws.map((w) => (a ? { ...w, value: w.value.split("{}").join(a.value) } : w)) : [...ws, a]);
   for (const a of args.length ? args : [undefined]) {
     if (body.length === 1 && /\s/.test(body[0]!.value)) run.shells.push(fill(body, a)[0]!.value);
-    else if (body.length) run.inner.push(fill(body, a));
+    else if (body.length) {
+      const ws = fill(body, a);
+      run.inner.push(ws);
+      if (sep < 0) (run.piped ??= new Set()).add(ws);
+    }
   }
   return true;
 }
@@ -193,13 +267,13 @@ const PROGRAMS: Record<string, ProgramHandler> = {
 };
 
 /** Record in `run` what the command `words` (program `name`, "" when computed) runs besides itself. */
-export function runsCode(name: string, words: ShellWord[], run: CodeRun): void {
+export function runsCode(name: string, words: ShellWord[], run: CodeRun, ctx: RunContext = {}): void {
   if (SHELLS.has(name)) {
-    shellRunner(name, words, run);
+    shellRunner(name, words, run, ctx);
     return;
   }
   const handler = Object.hasOwn(PROGRAMS, name) ? PROGRAMS[name] : undefined;
-  if (handler?.(name, words, run)) return;
+  if (handler?.(name, words, run, ctx)) return;
   if (execThrough(name, words, run)) return;
   execThrough2(name, words, run);
 }

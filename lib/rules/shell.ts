@@ -6,7 +6,7 @@
  * (unquoted values, or source text for dynamic parts) and its redirections.
  */
 import { createRequire } from "node:module";
-import type { ShellWord } from "./words.ts";
+import type { ShellWord, WordPart } from "./words.ts";
 
 export type { ShellWord } from "./words.ts";
 
@@ -25,6 +25,11 @@ export interface SimpleCommand {
   redirects: ShellRedirect[];
   /** `export`, `declare`, `local` … statements: words are the variant and the assignments. */
   decl?: boolean;
+  /**
+   * What the command reads on its standard input when that is a literal: a here-string, a here-doc,
+   * or the output of a literal `echo`/`printf` piped into it (`echo 'rm -rf x' | sh`).
+   */
+  stdin?: string;
 }
 
 export interface ShellAnalysis {
@@ -116,7 +121,13 @@ function analyzeUncached(src: string): ShellAnalysis {
   const commands: SimpleCommand[] = [];
   const redirects: ShellRedirect[] = [];
   const word = (w: GoNode): ShellWord => wordOf(w, slice);
+  // Pipes whose left side prints a literal: the right side's first command reads it.
+  const piped = new Map<GoNode, string>();
   walk(file, (node, t) => {
+    if (t === "*syntax.BinaryCmd" && (node.Op === 12 || node.Op === 13)) {
+      const out = literalPrint(node.X, word);
+      if (out !== undefined && !isNil(node.Y) && typeOf(node.Y.Cmd) === "*syntax.CallExpr") piped.set(node.Y.Cmd, out);
+    }
     if (t !== "*syntax.Stmt") return;
     const cmd = node.Cmd;
     const ct = isNil(cmd) ? "" : typeOf(cmd);
@@ -133,7 +144,8 @@ function analyzeUncached(src: string): ShellAnalysis {
       }
       const words: ShellWord[] = [];
       for (let i = 0; i < cmd.Args.$length; i++) words.push(word(el(cmd.Args, i)));
-      commands.push({ assigns, words, redirects: redirs });
+      const stdin = stdinOf(node, word) ?? piped.get(cmd);
+      commands.push(stdin === undefined ? { assigns, words, redirects: redirs } : { assigns, words, redirects: redirs, stdin });
     } else if (ct === "*syntax.DeclClause") {
       const variant = isNil(cmd.Variant) ? "declare" : goStr(cmd.Variant.Value);
       const words: ShellWord[] = [{ value: variant, raw: variant, dynamic: false, quoted: false }];
@@ -145,6 +157,9 @@ function analyzeUncached(src: string): ShellAnalysis {
         words.push({ value: raw, raw, dynamic: /[$`]/.test(raw), quoted: false });
       }
       commands.push({ assigns, words, redirects: redirs, decl: true });
+    } else if (ct === "" && redirs.length) {
+      // `$(< f)`: a statement that is only redirections (the shell reads f).
+      commands.push({ assigns: [], words: [], redirects: redirs });
     } else if (redirs.length) redirects.push(...redirs);
   });
   return { ok: true, commands, redirects };
@@ -156,33 +171,89 @@ function wordOf(w: GoNode, slice: (n: GoNode) => string): ShellWord {
   let value = "";
   let dynamic = false;
   let quoted = false;
+  const parts: WordPart[] = [];
+  const dyn = (q: GoNode) => {
+    dynamic = true;
+    const src = slice(q);
+    value += src;
+    parts.push(partOf(src));
+  };
   for (let i = 0; i < w.Parts.$length; i++) {
     const p = el(w.Parts, i);
     switch (typeOf(p)) {
-      case "*syntax.Lit":
-        value += unescapeUnquoted(goStr(p.Value));
+      case "*syntax.Lit": {
+        const v = unescapeUnquoted(goStr(p.Value));
+        value += v;
+        parts.push({ t: "lit", v });
         break;
-      case "*syntax.SglQuoted":
+      }
+      case "*syntax.SglQuoted": {
         quoted = true;
-        value += p.Dollar ? ansiC(goStr(p.Value)) : goStr(p.Value);
+        const v = p.Dollar ? ansiC(goStr(p.Value)) : goStr(p.Value);
+        value += v;
+        parts.push({ t: "lit", v });
         break;
+      }
       case "*syntax.DblQuoted":
         quoted = true;
         for (let j = 0; j < p.Parts.$length; j++) {
           const q = el(p.Parts, j);
-          if (typeOf(q) === "*syntax.Lit") value += goStr(q.Value).replace(/\\([$`"\\])/g, "$1").replace(/\\\n/g, "");
-          else {
-            dynamic = true;
-            value += slice(q);
-          }
+          if (typeOf(q) === "*syntax.Lit") {
+            const v = goStr(q.Value).replace(/\\([$`"\\])/g, "$1").replace(/\\\n/g, "");
+            value += v;
+            parts.push({ t: "lit", v });
+          } else dyn(q);
         }
         break;
       default:
-        dynamic = true;
-        value += slice(p);
+        dyn(p);
     }
   }
-  return { value, raw, dynamic, quoted };
+  const first = w.Parts.$length ? el(w.Parts, 0) : undefined;
+  const tilde = !!first && typeOf(first) === "*syntax.Lit" && goStr(first.Value).startsWith("~");
+  return dynamic ? { value, raw, dynamic, quoted, parts, tilde } : tilde ? { value, raw, dynamic, quoted, tilde } : { value, raw, dynamic, quoted };
+}
+
+/** A here-string's or here-doc's text (the source text where it has expansions). */
+function stdinOf(stmt: GoNode, word: (w: GoNode) => ShellWord): string | undefined {
+  let out: string | undefined;
+  for (let i = 0; i < stmt.Redirs.$length; i++) {
+    const r = el(stmt.Redirs, i);
+    if (r.Op === 63) out = `${word(r.Word).value}\n`;
+    else if ((r.Op === 61 || r.Op === 62) && !isNil(r.Hdoc)) out = word(r.Hdoc).value;
+  }
+  return out;
+}
+
+/** What `echo`/`printf` with literal arguments prints (undefined for anything else). */
+export function printed(words: readonly ShellWord[]): string | undefined {
+  const name = words[0]?.value;
+  if ((name !== "echo" && name !== "printf") || words.some((w) => w.dynamic)) return undefined;
+  let args = words.slice(1).map((w) => w.value);
+  if (name === "echo") {
+    while (args[0] && /^-[neE]+$/.test(args[0])) args = args.slice(1);
+    return `${args.join(" ")}\n`;
+  }
+  const fmt = (args[0] ?? "").replace(/\\n/g, "\n").replace(/\\t/g, "\t");
+  let k = 1;
+  return fmt.replace(/%[sbd]/g, () => args[k++] ?? "").replace(/%%/g, "%");
+}
+
+function literalPrint(stmt: GoNode, word: (w: GoNode) => ShellWord): string | undefined {
+  if (isNil(stmt) || typeOf(stmt.Cmd) !== "*syntax.CallExpr" || stmt.Cmd.Assigns.$length) return undefined;
+  const words: ShellWord[] = [];
+  for (let i = 0; i < stmt.Cmd.Args.$length; i++) words.push(word(el(stmt.Cmd.Args, i)));
+  return printed(words);
+}
+
+/** A dynamic part by its source: `$NAME`, `${NAME}`, `$(…)`, `` `…` ``, or something we do not expand. */
+function partOf(src: string): WordPart {
+  const m = /^\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})$/.exec(src);
+  if (m) return { t: "param", name: (m[1] ?? m[2])! };
+  if (src.startsWith("$(") && !src.startsWith("$((") && src.endsWith(")")) return { t: "subst", src: src.slice(2, -1) };
+  if (src.startsWith("`") && src.endsWith("`")) return { t: "subst", src: src.slice(1, -1) };
+  if (src.startsWith("<(") && src.endsWith(")")) return { t: "subst", src: src.slice(2, -1), proc: true };
+  return { t: "other" };
 }
 
 function unescapeUnquoted(s: string): string {

@@ -12,7 +12,16 @@ export interface ShellWord {
   dynamic: boolean;
   /** Some part was quoted (globs in it are literal). */
   quoted: boolean;
+  /**
+   * The word's parts, for static expansion (expand.ts): literal text, `$NAME`/`${NAME}`, and command
+   * substitutions by their source. Only set on dynamic words; an `other` part cannot be expanded.
+   */
+  parts?: WordPart[];
+  /** Starts with an unquoted `~` (tilde expansion applies). */
+  tilde?: boolean;
 }
+
+export type WordPart = { t: "lit"; v: string } | { t: "param"; name: string } | { t: "subst"; src: string; proc?: boolean } | { t: "other" };
 
 export interface PathRef {
   /** The path as written (tilde and globs unexpanded). */

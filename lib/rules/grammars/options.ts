@@ -28,11 +28,15 @@ export interface Opt {
   v?: string;
   /** As written. */
   raw: string;
+  /** Index in the parsed words of the word holding the value (when it is a word of its own or attached). */
+  vi?: number;
 }
 
 export interface Parsed {
   opts: Opt[];
   operands: string[];
+  /** Index in the parsed words of each operand. */
+  operandIdx: number[];
   /** Index in `operands` where `--` was seen (-1: none). */
   dashdash: number;
   /** Options the grammar does not know (`-x`, `--name`); they are also in `opts`, as booleans named by their letter or name. */
@@ -78,12 +82,13 @@ function longOpt(g: Grammar, name: string): { canon: string; val: "none" | "req"
 
 /** Parse `args` (the words after the program/subcommand). */
 export function parseArgs(g: Grammar, args: readonly string[]): Parsed {
-  const out: Parsed = { opts: [], operands: [], dashdash: -1, unknown: [] };
+  const out: Parsed = { opts: [], operands: [], operandIdx: [], dashdash: -1, unknown: [] };
   let end = false;
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (end || a === "-" || !a.startsWith("-")) {
       out.operands.push(a);
+      out.operandIdx.push(i);
       if (!g.permute) end = true;
       continue;
     }
@@ -102,8 +107,9 @@ export function parseArgs(g: Grammar, args: readonly string[]): Parsed {
         continue;
       }
       let v = eq < 0 ? undefined : a.slice(eq + 1);
+      const at = i;
       if (v === undefined && o.val === "req" && i + 1 < args.length) v = args[++i]!;
-      out.opts.push({ k: o.canon, v, raw: v !== undefined && eq < 0 ? `${a} ${v}` : a });
+      out.opts.push({ k: o.canon, v, raw: v !== undefined && eq < 0 ? `${a} ${v}` : a, vi: v === undefined ? undefined : eq < 0 ? i : at });
       continue;
     }
     if (g.num && /^-\d+$/.test(a)) {
@@ -129,11 +135,11 @@ function shortCluster(g: Grammar, a: string, args: readonly string[], i: number,
       continue;
     }
     const attached = a.slice(c + 1);
-    if (attached || kind === "opt") out.opts.push({ k: ch, v: attached || undefined, raw: a });
+    if (attached || kind === "opt") out.opts.push({ k: ch, v: attached || undefined, raw: a, vi: attached ? i : undefined });
     else {
       const v = i + 1 < args.length ? args[i + 1] : undefined;
       if (v !== undefined) setI(i + 1);
-      out.opts.push({ k: ch, v, raw: `${a} ${v ?? ""}`.trim() });
+      out.opts.push({ k: ch, v, raw: `${a} ${v ?? ""}`.trim(), vi: v === undefined ? undefined : i + 1 });
     }
     return;
   }
