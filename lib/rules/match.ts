@@ -175,7 +175,8 @@ export function ruleHit(r: ParsedRule, f: CallFacts, behavior: Behavior, root: s
   const tool = f.tool;
   switch (r.kind) {
     case "tool":
-      return toolMatches(r, tool) ? {} : undefined;
+      if (toolMatches(r, tool)) return {};
+      return behavior !== "allow" ? shellEquivalent(r, f) : undefined;
     case "bash": {
       // what write_stdin types into a running shell is checked by deny/ask Bash rules (never allowed by them)
       if (!(toolMatches(r, tool) || (behavior !== "allow" && STDIN_TOOLS.has(tool) && r.tool !== "PowerShell")) || !f.bash) return undefined;
@@ -235,6 +236,19 @@ export function ruleHit(r: ParsedRule, f: CallFacts, behavior: Behavior, root: s
       return v !== undefined && r.glob!.test(v) ? { what: v } : undefined;
     }
   }
+}
+
+/**
+ * A bare `Read` / `Edit` deny or ask rule also covers the shell's equivalents: a Bash command that
+ * reads a file (`cat README.md`) or writes one (`touch x`, `> f`).
+ */
+function shellEquivalent(r: ParsedRule, f: CallFacts): Hit | undefined {
+  if (!f.bash || r.toolRe || r.mcpServer || (r.tool !== "Read" && r.tool !== "Edit")) return undefined;
+  for (const s of f.bash.segments) {
+    const ps = r.tool === "Read" ? s.reads : [...s.writes, ...s.redirectWrites];
+    if (ps.length) return { what: ps[0]!.path, via: s.text };
+  }
+  return undefined;
 }
 
 const PRIMARY_ORDER = ["command", "file_path", "path", "notebook_path", "url", "query", "pattern", "prompt", "skill", "subagent_type", "name"];

@@ -11,7 +11,8 @@
  *   `#`          `-NUM` is accepted (`head -5`)
  *   `--name`     long boolean; `--name=` takes a value (`--name=V` or `--name V`); `--name=?` optional (`=V` only)
  *   `--name>x`   long alias of short x (inherits its value form); `--name=>x` likewise for a valued alias
- * Long options may be abbreviated to any unique prefix, as GNU getopt and git's parse-options allow.
+ * Long options may be abbreviated to any unique prefix, as GNU getopt and git's parse-options allow
+ * (for deny matching only; see parseArgs).
  */
 
 export interface Grammar {
@@ -68,9 +69,9 @@ export function grammar(spec: string, permute = true): Grammar {
   return g;
 }
 
-function longOpt(g: Grammar, name: string): { canon: string; val: "none" | "req" | "opt" } | undefined {
+function longOpt(g: Grammar, name: string, abbrev: boolean): { canon: string; val: "none" | "req" | "opt" } | undefined {
   const exact = g.long.get(name);
-  if (exact) return exact;
+  if (exact || !abbrev) return exact;
   let found: { canon: string; val: "none" | "req" | "opt" } | undefined;
   for (const [n, o] of g.long) {
     if (!n.startsWith(name)) continue;
@@ -80,8 +81,12 @@ function longOpt(g: Grammar, name: string): { canon: string; val: "none" | "req"
   return found;
 }
 
-/** Parse `args` (the words after the program/subcommand). */
-export function parseArgs(g: Grammar, args: readonly string[]): Parsed {
+/**
+ * Parse `args` (the words after the program/subcommand). `abbrev`: accept unique prefixes of long
+ * options — right for deny matching (`rm --rec --for` is `rm -rf`), wrong for the read-only model,
+ * whose list is a subset of the program's options (`rg --pre` is not `--pretty`).
+ */
+export function parseArgs(g: Grammar, args: readonly string[], abbrev = true): Parsed {
   const out: Parsed = { opts: [], operands: [], operandIdx: [], dashdash: -1, unknown: [] };
   let end = false;
   for (let i = 0; i < args.length; i++) {
@@ -100,7 +105,7 @@ export function parseArgs(g: Grammar, args: readonly string[]): Parsed {
     if (a.startsWith("--")) {
       const eq = a.indexOf("=");
       const name = eq < 0 ? a.slice(2) : a.slice(2, eq);
-      const o = longOpt(g, name);
+      const o = longOpt(g, name, abbrev);
       if (!o) {
         out.unknown.push(a);
         out.opts.push({ k: name, v: eq < 0 ? undefined : a.slice(eq + 1), raw: a });

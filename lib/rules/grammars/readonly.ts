@@ -67,8 +67,13 @@ const DIFF =
 
 /** Date operands other than `+FORMAT` set the clock. */
 const dateCheck = (p: Parsed) => (p.operands.some((o) => !o.startsWith("+")) ? "date with a time operand sets the clock" : undefined);
+/** tree takes an option's value from the next word even inside a cluster (`-aLo 2 out` is `-a -L 2 -o out`). */
+const treeCheck = (p: Parsed) => (p.opts.some((o) => o.v !== undefined && !o.raw.includes(" ")) ? "tree reads option values from the following words" : undefined);
 /** `less +CMD` runs a less command (`+!cmd` a shell). */
 const plusCheck = (p: Parsed) => (p.operands.some((o) => o.startsWith("+") && !/^\+\d+$/.test(o)) ? "a +command runs a pager command" : undefined);
+
+/** Programs whose every argument is data (`echo -x` prints "-x"); printf's `-v` assigns a variable, so it is not here. */
+const DATA_ANY = new Set(["echo", "true", "false", "test", "[", ":"]);
 
 export const READ_ONLY_SPECS: Record<string, Spec> = {
   cat: { opts: "AbeEnstTuv --show-all>A --number-nonblank>b --show-ends>E --number>n --squeeze-blank>s --show-tabs>T --show-nonprinting>v --help --version", operands: "read" },
@@ -99,7 +104,7 @@ export const READ_ONLY_SPECS: Record<string, Spec> = {
   du: { opts: "0abcDhHklLmPSsxt: d: B: X: --null>0 --all>a --apparent-size --block-size=>B --bytes>b --total>c --dereference-args>D --max-depth=>d --human-readable>h --inodes --dereference>L --count-links>l --no-dereference>P --separate-dirs>S --si --summarize>s --threshold=>t --time=? --time-style= --exclude= --one-file-system>x --help --version", operands: "read", readOpts: ["X"] },
   df: { opts: "ahHiklPTv B: t: x: --all>a --block-size=>B --human-readable>h --si>H --inodes>i --local>l --no-sync --sync --output=? --portability>P --print-type>T --type=>t --exclude-type=>x --total --help --version", operands: "read" },
   file: { opts: "bcdEhiIkLlNnprsSvz0 e: F: m: P: --brief>b --mime>i --mime-type --mime-encoding --keep-going>k --dereference>L --no-dereference>h --raw>r --special-files>s --uncompress>z --uncompress-noreport>Z --separator=>F --magic-file=>m --exclude=>e --exclude-quiet= --extension --apple --print0>0 --no-pad>N --no-buffer>n --preserve-date>p --parameter=>P --help --version", operands: "read", readOpts: ["m"] },
-  tree: { opts: "aAdfFgiJlnpqsuxhDCNQrtvUSX L: P: I: H: T: --du --si --prune --noreport --dirsfirst --filelimit= --charset= --timefmt= --sort= --matchdirs --ignore-case --gitignore --info --help --version", operands: "read" },
+  tree: { opts: "aAdfFgiJlnpqsuxhDCNQrtvUSX L: P: I: H: T: --du --si --prune --noreport --dirsfirst --filelimit= --charset= --timefmt= --sort= --matchdirs --ignore-case --gitignore --info --help --version", operands: "read", check: treeCheck },
   basename: { opts: "asz S: --multiple>a --suffix=>S --zero>z", operands: "data" },
   dirname: { opts: "z --zero>z", operands: "data" },
   realpath: { opts: "eLmPqsz --canonicalize-existing>e --logical>L --canonicalize-missing>m --physical>P --quiet>q --strip>s --no-symlinks>s --zero>z --relative-to= --relative-base=", operands: "read" },
@@ -160,7 +165,7 @@ function findVerdict(words: readonly string[]): ReadOnlyVerdict {
 
 function verdictFor(spec: Spec, name: string, words: readonly string[]): ReadOnlyVerdict {
   const args = words.slice(1);
-  const p = parseArgs(grammar(spec.opts), args);
+  const p = parseArgs(grammar(spec.opts), args, false);
   const reads: ReadOnlyVerdict["reads"] = [];
   for (const o of p.opts) if (spec.readOpts?.includes(o.k) && o.vi !== undefined && o.v !== undefined) reads.push({ i: o.vi + 1, path: o.v });
   if (p.unknown.length) return { ok: false, why: `${name} ${p.unknown[0]} is not a known read-only option`, reads };
@@ -177,6 +182,7 @@ function verdictFor(spec: Spec, name: string, words: readonly string[]): ReadOnl
 export function readOnlyVerdict(name: string, words: readonly string[]): ReadOnlyVerdict | undefined {
   if (name === "git") return gitVerdict(words);
   if (name === "find") return findVerdict(words);
+  if (DATA_ANY.has(name)) return { ok: true, reads: [] };
   if (name === "env") return words.length === 1 ? { ok: true, reads: [] } : { ok: false, why: "env with arguments runs or changes something", reads: [] };
   const spec = Object.hasOwn(READ_ONLY_SPECS, name) ? READ_ONLY_SPECS[name] : undefined;
   return spec ? verdictFor(spec, name, words) : undefined;
