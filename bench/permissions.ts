@@ -1,7 +1,9 @@
 /**
  * Permission-check cost per call, against baselines measured in the same run (no assertions).
- * Run: npx jiti test/permissions/bench.ts
- * (Lives here because bench/ belongs to the pipeline benchmark; the lead may move it.)
+ * Run: npx jiti bench/permissions.ts
+ * Issue 13 item 6: the check for a compound Bash command must stay ≤ 10% of a bare `sh -c` spawn;
+ * both are printed, and the ratio, for a compound command through the read-only model, the program
+ * grammars (git global options, curl) and word expansion.
  */
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -35,9 +37,14 @@ const fn = () => 0;
 const direct = time("baseline: a direct function call", (i) => fn() + i, 100_000);
 const rp = time("baseline: one fs.realpathSync.native", () => fs.realpathSync.native(path.join(cwd, "src", "a.ts")), 5000);
 const sp = time("baseline: spawnSync('true') (what a Bash call costs at least)", () => spawnSync("true"), 50);
+const shc = time("baseline: spawnSync('sh', ['-c', 'true']) (a bare sh -c spawn)", () => spawnSync("sh", ["-c", "true"]), 50);
 const rs = collectRules([lp], []);
 const read = time("Read inside cwd → allow (read-only default)", () => evaluate(rs, { toolName: "Read", tool: { isReadOnly: true, origin: "builtin" } as never, input: { file_path: "src/a.ts" }, cwd, mode: "default" }), 5000);
 const bashC = time("Bash `git status && npm run task3 --x | grep y` (cached parse)", () => evaluate(rs, { toolName: "Bash", input: { command: "git status && npm run task3 --x | grep y" }, cwd, mode: "default" }), 5000);
 const bashU = time("Bash, a new command text every call (parse + analysis)", (i) => evaluate(rs, { toolName: "Bash", input: { command: `git status && npm run task3 --x ${i} | grep y; cat src/a.ts` }, cwd, mode: "default" }), 2000);
+const compound = (i: number) => `git -C . --no-pager log --oneline -5 && cat {src/a.ts,README.md} | grep -n "$PWD" ${i}; echo "$(< src/a.ts)" | sort -u | uniq -c && curl -XPOST x | head -1 || rg --pre x y`;
+const cmpU = time("Bash compound (model + grammars + expansion), new text each call", (i) => evaluate(rs, { toolName: "Bash", input: { command: compound(i) }, cwd, mode: "default" }), 1000);
+const cmpC = time("Bash compound, same text (cached parse)", () => evaluate(rs, { toolName: "Bash", input: { command: compound(0) }, cwd, mode: "default" }), 3000);
+console.log(`\ncompound Bash check: ${cmpU.toFixed(1)} µs new / ${cmpC.toFixed(1)} µs cached; bare sh -c spawn: ${shc.toFixed(1)} µs → ${((cmpU / shc) * 100).toFixed(1)}% (new) / ${((cmpC / shc) * 100).toFixed(1)}% (cached) of a spawn (target ≤ 10%)`);
 console.log(`\nratios: Read check = ${(read / rp).toFixed(1)}× one realpath; Bash check (new text) = ${((bashU / sp) * 100).toFixed(1)}% of a bare spawn; cached = ${((bashC / sp) * 100).toFixed(1)}%; build = ${(build / sp * 100).toFixed(1)}% of a spawn; direct call ${direct.toFixed(3)} µs`);
 fs.rmSync(cwd, { recursive: true, force: true });

@@ -276,7 +276,7 @@ function commandSegment(
     seen.add(r.path);
     reads.push(r);
   }
-  if (piped && (READERS[name] || verdict)) reads.push({ path: "<input of xargs>", base: dir, dynamic: true, glob: false });
+  if (piped && READERS[name]) reads.push({ path: "<input of xargs>", base: dir, dynamic: true, glob: false });
   // Only harmless variables may prefix a read-only command (PAGER, LESSOPEN, GIT_EXTERNAL_DIFF … run programs).
   const envOk = sc.assigns.every((a) => SAFE_ENV.has(a.name));
   const seg: Segment = {

@@ -171,47 +171,58 @@ function wordOf(w: GoNode, slice: (n: GoNode) => string): ShellWord {
   let value = "";
   let dynamic = false;
   let quoted = false;
-  const parts: WordPart[] = [];
-  const dyn = (q: GoNode) => {
-    dynamic = true;
-    const src = slice(q);
-    value += src;
-    parts.push(partOf(src));
-  };
   for (let i = 0; i < w.Parts.$length; i++) {
     const p = el(w.Parts, i);
     switch (typeOf(p)) {
-      case "*syntax.Lit": {
-        const v = unescapeUnquoted(goStr(p.Value));
-        value += v;
-        parts.push({ t: "lit", v });
+      case "*syntax.Lit":
+        value += unescapeUnquoted(goStr(p.Value));
         break;
-      }
-      case "*syntax.SglQuoted": {
+      case "*syntax.SglQuoted":
         quoted = true;
-        const v = p.Dollar ? ansiC(goStr(p.Value)) : goStr(p.Value);
-        value += v;
-        parts.push({ t: "lit", v });
+        value += p.Dollar ? ansiC(goStr(p.Value)) : goStr(p.Value);
         break;
-      }
       case "*syntax.DblQuoted":
         quoted = true;
         for (let j = 0; j < p.Parts.$length; j++) {
           const q = el(p.Parts, j);
-          if (typeOf(q) === "*syntax.Lit") {
-            const v = goStr(q.Value).replace(/\\([$`"\\])/g, "$1").replace(/\\\n/g, "");
-            value += v;
-            parts.push({ t: "lit", v });
-          } else dyn(q);
+          if (typeOf(q) === "*syntax.Lit") value += dqLit(q);
+          else {
+            dynamic = true;
+            value += slice(q);
+          }
         }
         break;
       default:
-        dyn(p);
+        dynamic = true;
+        value += slice(p);
     }
   }
   const first = w.Parts.$length ? el(w.Parts, 0) : undefined;
   const tilde = !!first && typeOf(first) === "*syntax.Lit" && goStr(first.Value).startsWith("~");
-  return dynamic ? { value, raw, dynamic, quoted, parts, tilde } : tilde ? { value, raw, dynamic, quoted, tilde } : { value, raw, dynamic, quoted };
+  if (dynamic) return { value, raw, dynamic, quoted, parts: partsOf(w, slice), tilde };
+  return tilde ? { value, raw, dynamic, quoted, tilde } : { value, raw, dynamic, quoted };
+}
+
+function dqLit(q: GoNode): string {
+  return goStr(q.Value).replace(/\\([$`"\\])/g, "$1").replace(/\\\n/g, "");
+}
+
+/** The parts of a dynamic word, for static expansion (only built for dynamic words, which are rare). */
+function partsOf(w: GoNode, slice: (n: GoNode) => string): WordPart[] {
+  const parts: WordPart[] = [];
+  for (let i = 0; i < w.Parts.$length; i++) {
+    const p = el(w.Parts, i);
+    const t = typeOf(p);
+    if (t === "*syntax.Lit") parts.push({ t: "lit", v: unescapeUnquoted(goStr(p.Value)) });
+    else if (t === "*syntax.SglQuoted") parts.push({ t: "lit", v: p.Dollar ? ansiC(goStr(p.Value)) : goStr(p.Value) });
+    else if (t === "*syntax.DblQuoted") {
+      for (let j = 0; j < p.Parts.$length; j++) {
+        const q = el(p.Parts, j);
+        parts.push(typeOf(q) === "*syntax.Lit" ? { t: "lit", v: dqLit(q) } : partOf(slice(q)));
+      }
+    } else parts.push(partOf(slice(p)));
+  }
+  return parts;
 }
 
 /** A here-string's or here-doc's text (the source text where it has expansions). */

@@ -44,11 +44,12 @@ export interface Parsed {
   unknown: string[];
 }
 
-const grammarCache = new Map<string, Grammar>();
+// Keyed by the spec string itself (a constant, whose hash V8 keeps), one map per permute mode.
+const grammarCache = [new Map<string, Grammar>(), new Map<string, Grammar>()];
 
 export function grammar(spec: string, permute = true): Grammar {
-  const key = `${permute ? 1 : 0}${spec}`;
-  const hit = grammarCache.get(key);
+  const cache = grammarCache[permute ? 1 : 0]!;
+  const hit = cache.get(spec);
   if (hit) return hit;
   const g: Grammar = { short: new Map(), long: new Map(), num: false, permute };
   const aliases: Array<[string, string, "none" | "req" | "opt" | undefined]> = [];
@@ -65,7 +66,7 @@ export function grammar(spec: string, permute = true): Grammar {
     else for (const c of t) g.short.set(c, "none");
   }
   for (const [name, to, val] of aliases) g.long.set(name, { canon: to, val: val ?? g.short.get(to) ?? g.long.get(to)?.val ?? "none" });
-  grammarCache.set(key, g);
+  cache.set(spec, g);
   return g;
 }
 

@@ -20,6 +20,7 @@ interface ProgramGrammar {
   alias?: Record<string, string>;
   /** Options a spelling implies (`-D` → delete + force; a `+ref` refspec → force). */
   implied?: (c: Canon) => void;
+  g?: Grammar;
 }
 
 /** git's own options, before the subcommand (git.c). */
@@ -129,7 +130,7 @@ export function canonOf(words: readonly string[]): Canon | undefined {
     rest = g.rest;
   }
   const pg = Object.hasOwn(GRAMMARS, head.join(" ")) ? GRAMMARS[head.join(" ")] : undefined;
-  const g: Grammar = pg ? grammar(pg.spec) : GENERIC;
+  const g: Grammar = pg ? (pg.g ??= grammar(pg.spec)) : GENERIC;
   const p = parseArgs(g, rest);
   const c: Canon = { head, opts: p.opts.map((o) => ({ ...o, k: pg?.alias?.[o.k] ?? o.k })), operands: p.operands, dashdash: p.dashdash };
   pg?.implied?.(c);

@@ -7,7 +7,7 @@
  * command not read-only. The model also names the words that are paths read, for Read rules.
  */
 import { gitSplit } from "./programs.ts";
-import { grammar, parseArgs, type Parsed } from "./options.ts";
+import { grammar, parseArgs, type Grammar, type Parsed } from "./options.ts";
 
 export interface ReadOnlyVerdict {
   ok: boolean;
@@ -29,6 +29,8 @@ interface Spec {
   max?: number;
   /** Extra conditions (the reason it is not read-only). */
   check?: (p: Parsed) => string | undefined;
+  /** The compiled grammar (memoised). */
+  g?: Grammar;
 }
 
 const SUMS = "bctwz --binary>b --check>c --tag --text>t --zero>z --ignore-missing --quiet --status --strict --warn>w";
@@ -165,7 +167,7 @@ function findVerdict(words: readonly string[]): ReadOnlyVerdict {
 
 function verdictFor(spec: Spec, name: string, words: readonly string[]): ReadOnlyVerdict {
   const args = words.slice(1);
-  const p = parseArgs(grammar(spec.opts), args, false);
+  const p = parseArgs((spec.g ??= grammar(spec.opts)), args, false);
   const reads: ReadOnlyVerdict["reads"] = [];
   for (const o of p.opts) if (spec.readOpts?.includes(o.k) && o.vi !== undefined && o.v !== undefined) reads.push({ i: o.vi + 1, path: o.v });
   if (p.unknown.length) return { ok: false, why: `${name} ${p.unknown[0]} is not a known read-only option`, reads };
