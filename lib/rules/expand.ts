@@ -97,9 +97,13 @@ function innermostBrace(w: string): { start: number; end: number; alts: string[]
 export function expandArg(w: ShellWord, env: ExpandEnv): ShellWord[] {
   let v = staticValue(w, env);
   if (v === undefined) return [w];
+  // A value that comes from running a command (`$(echo x)`) is checked by deny rules but never
+  // approves: the word stays dynamic beside its expansion.
+  const ran = !!w.parts?.some((p) => p.t === "subst");
   if (w.tilde && (v === "~+" || v.startsWith("~+/"))) v = env.dir + v.slice(2);
   const base: ShellWord = { value: v, raw: w.raw, dynamic: false, quoted: w.quoted };
-  if (!v.includes("{") || !v.includes("}")) return v === w.value && !w.dynamic ? [w] : [base];
+  const keep = ran ? [w] : [];
+  if (!v.includes("{") || !v.includes("}")) return v === w.value && !w.dynamic ? [w] : [...keep, base];
   const alts = expandBraces(v).map((x) => ({ ...base, value: x }));
-  return w.quoted ? [base, ...alts] : alts.length ? alts : [base];
+  return [...keep, ...(w.quoted ? [base, ...alts] : alts.length ? alts : [base])];
 }

@@ -205,6 +205,8 @@ const readCases: BashCase[] = [
   [env, "xxd .env", "deny"],
   [env, "grep -f .env README.md", "deny"],
   [env, "source <(cat .env)", "deny"],
+  [env, "cat $(echo .env)", "deny"],
+  [{}, "cat $(echo f.txt)", "ask"],
   // operands from a pipe are unknown inputs: the reader asks
   [env, "find . -name .env | xargs cat", "ask"],
   [env, "find . -type f | xargs cat", "ask"],
