@@ -157,7 +157,7 @@ function analyzeUncached(src: string): ShellAnalysis {
         words.push({ value: raw, raw, dynamic: /[$`]/.test(raw), quoted: false });
       }
       commands.push({ assigns, words, redirects: redirs, decl: true });
-    } else if (ct === "" && redirs.length) {
+    } else if (!ct && redirs.length) {
       // `$(< f)`: a statement that is only redirections (the shell reads f).
       commands.push({ assigns: [], words: [], redirects: redirs });
     } else if (redirs.length) redirects.push(...redirs);

@@ -207,6 +207,9 @@ const readCases: BashCase[] = [
   [env, "source <(cat .env)", "deny"],
   [env, "cat $(echo .env)", "deny"],
   [{}, "cat $(echo f.txt)", "ask"],
+  // `$(< f)` is a read of its own, not charged to another command an allow rule approves
+  [{ allow: ["Bash(npm test)"] }, 'npm test; echo "$(< /etc/hosts)"', "ask"],
+  [{ allow: ["Bash(npm test)"] }, 'npm test; echo "$(< f.txt)"', "allow"],
   // operands from a pipe are unknown inputs: the reader asks
   [env, "find . -name .env | xargs cat", "ask"],
   [env, "find . -type f | xargs cat", "ask"],
