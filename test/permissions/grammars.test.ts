@@ -71,8 +71,6 @@ const cases: BashCase[] = [
   [post, "curl -s https://api.example.com -XPOST -H 'a: b'", "deny"],
   [post, "curl -sSL -X POST https://api.example.com", "deny"],
   [post, "curl -X post https://api.example.com", "deny"],
-  [post, "curl -d a=1 https://api.example.com", "deny"],
-  [post, "curl --data-raw '{}' https://api.example.com", "deny"],
   [{ deny: ["Bash(curl -X POST https://api.example.com/*)"] }, "curl https://api.example.com/v1 --request POST", "deny"],
   [{ deny: ["Bash(curl --request POST *)"] }, "curl -XPOST x", "deny"],
   // rm/chmod/chown/cp/mv: clusters and long names
@@ -157,6 +155,7 @@ const cases: BashCase[] = [
   [post, "curl https://api.example.com", "ask"],
   [post, "curl -X GET https://api.example.com", "ask"],
   [post, "curl -G -d q=1 https://api.example.com", "ask"],
+  [post, "curl -d a=1 https://api.example.com", "ask"],
   [rmrf, "rm -r build", "ask"],
   [rmrf, "rm -f f.txt", "ask"],
 ];
