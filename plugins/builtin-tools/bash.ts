@@ -1,14 +1,16 @@
 /**
  * Bash (+ TaskOutput / TaskStop for background runs). Each command runs in the working directory via
  * `bash -c` (or `sh -c`) in its own process group, so a timeout or an abort kills the whole pipeline.
- * Output is kept bounded in memory (head + tail); the pipeline's shaping plugin applies the model budget.
+ * Output is kept bounded in memory (head + tail); beyond the in-memory head it is also streamed to a file
+ * as it arrives, so `meta.fullOutputPath` holds the whole output however long (the shaping plugin's note
+ * points at it when it applies the model budget; `meta.fullOutputError` says why it could not be saved).
  */
 import fs from "node:fs";
 import path from "node:path";
 import { defineTool, type ToolCallContext, type ToolResult } from "../../core/index.ts";
 import { isInside } from "../../lib/fs-path.ts";
 import { isReadOnlyCommand as readOnlyCommandLine, isReadOnlyInside } from "../../lib/rules/readonly.ts";
-import { HeadTail, OutputRing, killGroup, lookup, nextId, ownedIds, registry, spawnShell, waitFor, type ManagedProc } from "./procs.ts";
+import { OutputRing, Spool, killGroup, lookup, nextId, ownedIds, registry, saveFullOutput, spawnShell, spillFile, waitFor, type ManagedProc } from "./procs.ts";
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const MAX_TIMEOUT_MS = 600_000;
@@ -67,12 +69,11 @@ export function shellCwd(ctx: Pick<ToolCallContext, "sessionState" | "state" | "
   return typeof c === "string" && fs.existsSync(c) ? c : ctx.cwd;
 }
 
-function formatOutput(stdout: string, stderr: string, exitCode: number | null, extra: string[]): string {
+function formatOutput(stdout: string, stderr: string, notes: string[]): string {
   const parts: string[] = [];
   if (stdout.trim()) parts.push(stdout.replace(/\n+$/, ""));
   if (stderr.trim()) parts.push(stderr.replace(/\n+$/, ""));
-  parts.push(...extra);
-  if (exitCode !== null && exitCode !== 0) parts.push(`Exit code ${exitCode}`);
+  parts.push(...notes);
   return parts.join("\n") || "(no output)";
 }
 
@@ -168,62 +169,84 @@ export const Bash = defineTool<BashInput>({
     const timeout = Math.min(input.timeout ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
     const t0 = performance.now();
     const startCwd = shellCwd(ctx);
-    const child = spawnShell(input.command, startCwd, { cwdPipe: persistCwd() });
-    const out = new HeadTail();
-    const err = new HeadTail();
-    let endCwd = "";
-    (child.stdio[3] as NodeJS.ReadableStream | undefined)?.setEncoding("utf8").on("data", (s: string) => (endCwd += s));
-    child.stdout!.setEncoding("utf8").on("data", (s: string) => out.push(s));
-    child.stderr!.setEncoding("utf8").on("data", (s: string) => err.push(s));
-    let interrupted: "timeout" | "abort" | undefined;
-    const stop = (why: "timeout" | "abort") => {
-      if (interrupted) return;
-      interrupted = why;
-      killGroup(child.pid, 500);
-    };
-    const timer = setTimeout(() => stop("timeout"), timeout);
-    const onAbort = () => stop("abort");
-    ctx.signal.addEventListener("abort", onAbort, { once: true });
-    const { code, sig, spawnError } = await new Promise<{ code: number | null; sig: string | null; spawnError?: string }>((resolve) => {
-      let exited: { code: number | null; sig: string | null } | undefined;
-      child.on("error", (e) => resolve({ code: null, sig: null, spawnError: e.message }));
-      child.on("close", (c, s) => resolve(exited ?? { code: c, sig: s }));
-      child.on("exit", (c, s) => {
-        exited = { code: c, sig: s };
-        // a backgrounded grandchild may hold the pipes open: do not wait for it
-        setTimeout(() => {
-          child.stdout?.destroy();
-          child.stderr?.destroy();
-          resolve(exited!);
-        }, 250).unref();
-      });
-    });
-    clearTimeout(timer);
-    ctx.signal.removeEventListener("abort", onAbort);
-    (child.stdio[3] as (NodeJS.ReadableStream & { destroy(): void }) | undefined)?.destroy();
-    let cwdNote: string | undefined;
-    const reported = endCwd.trim();
-    if (reported && reported !== startCwd) {
-      const store = ctx.sessionState ?? ctx.state;
-      if (isInside(reported, ctx.cwd) || isInside(reported, fs.realpathSync(ctx.cwd))) store.set(CWD_KEY, reported);
-      else {
-        store.delete(CWD_KEY);
-        cwdNote = `Shell cwd was reset to ${ctx.cwd} (the command left the working directory; cd only carries over inside it).`;
-      }
-    }
-    const stdout = out.toString();
-    const stderr = err.toString();
-    const exitCode = code ?? (sig ? 128 + (({ SIGTERM: 15, SIGKILL: 9, SIGINT: 2 }) as Record<string, number>)[sig]! || 1 : 1);
-    const extra: string[] = [];
-    if (spawnError) extra.push(`Failed to start the shell: ${spawnError}`);
-    if (interrupted === "timeout") extra.push(`Command timed out after ${timeout} ms and was killed (with its process group). Use a longer timeout (max ${MAX_TIMEOUT_MS}) or run_in_background for long jobs.`);
-    if (interrupted === "abort") extra.push("Command was interrupted and killed.");
-    if (cwdNote) extra.push(cwdNote);
-    const meta = { stdout, stderr, exitCode, interrupted: !!interrupted, isImage: false, durationMs: Math.round(performance.now() - t0) };
-    const failed = !!interrupted || !!spawnError || (exitCode !== 0 && !benignExit(input.command, exitCode));
-    return { content: [{ type: "text", text: formatOutput(stdout, stderr, interrupted ? null : exitCode, extra) }], isError: failed, meta, structuredContent: meta };
+    const out = new Spool(spillFile(ctx.sessionId, ctx.toolUseId));
+    const err = new Spool(spillFile(ctx.sessionId, ctx.toolUseId, ".stderr.txt"));
+    const run = await runForeground(input.command, startCwd, timeout, ctx.signal, out, err);
+    const cwdNote = carryCwd(ctx, startCwd, run.endCwd);
+    const exitCode = run.code ?? (run.sig ? 128 + (({ SIGTERM: 15, SIGKILL: 9, SIGINT: 2 }) as Record<string, number>)[run.sig]! || 1 : 1);
+    const notes: string[] = [];
+    if (run.spawnError) notes.push(`Failed to start the shell: ${run.spawnError}`);
+    if (run.interrupted === "timeout") notes.push(`Command timed out after ${timeout} ms and was killed (with its process group). Use a longer timeout (max ${MAX_TIMEOUT_MS}) or run_in_background for long jobs.`);
+    if (run.interrupted === "abort") notes.push("Command was interrupted and killed.");
+    if (cwdNote) notes.push(cwdNote);
+    if (!run.interrupted && exitCode !== 0) notes.push(`Exit code ${exitCode}`);
+    const saved = saveFullOutput(out, err, notes);
+    const where = saved.path ? `; the full output is in ${saved.path}` : saved.error ? `; the full output could not be saved: ${saved.error}` : "";
+    const stdout = out.mem.toString(where);
+    const stderr = err.mem.toString(where);
+    const full = saved.path ? { fullOutputPath: saved.path, fullOutputChars: saved.chars } : saved.error ? { fullOutputError: saved.error } : {};
+    const meta = { stdout, stderr, exitCode, interrupted: !!run.interrupted, isImage: false, durationMs: Math.round(performance.now() - t0), ...full };
+    const failed = !!run.interrupted || !!run.spawnError || (exitCode !== 0 && !benignExit(input.command, exitCode));
+    return { content: [{ type: "text", text: formatOutput(stdout, stderr, notes) }], isError: failed, meta, structuredContent: meta };
   },
 });
+
+interface ForegroundRun {
+  code: number | null;
+  sig: string | null;
+  spawnError?: string;
+  interrupted?: "timeout" | "abort";
+  endCwd: string;
+}
+
+/** Run a command in its own process group until it exits (not until a backgrounded grandchild closes the pipes). */
+async function runForeground(command: string, cwd: string, timeout: number, signal: AbortSignal, out: Spool, err: Spool): Promise<ForegroundRun> {
+  const child = spawnShell(command, cwd, { cwdPipe: persistCwd() });
+  let endCwd = "";
+  (child.stdio[3] as NodeJS.ReadableStream | undefined)?.setEncoding("utf8").on("data", (s: string) => (endCwd += s));
+  child.stdout!.setEncoding("utf8").on("data", (s: string) => out.push(s));
+  child.stderr!.setEncoding("utf8").on("data", (s: string) => err.push(s));
+  let interrupted: "timeout" | "abort" | undefined;
+  const stop = (why: "timeout" | "abort") => {
+    if (interrupted) return;
+    interrupted = why;
+    killGroup(child.pid, 500);
+  };
+  const timer = setTimeout(() => stop("timeout"), timeout);
+  const onAbort = () => stop("abort");
+  signal.addEventListener("abort", onAbort, { once: true });
+  const r = await new Promise<{ code: number | null; sig: string | null; spawnError?: string }>((resolve) => {
+    let exited: { code: number | null; sig: string | null } | undefined;
+    child.on("error", (e) => resolve({ code: null, sig: null, spawnError: e.message }));
+    child.on("close", (c, s) => resolve(exited ?? { code: c, sig: s }));
+    child.on("exit", (c, s) => {
+      exited = { code: c, sig: s };
+      // a backgrounded grandchild may hold the pipes open: do not wait for it
+      setTimeout(() => {
+        child.stdout?.destroy();
+        child.stderr?.destroy();
+        resolve(exited!);
+      }, 250).unref();
+    });
+  });
+  clearTimeout(timer);
+  signal.removeEventListener("abort", onAbort);
+  (child.stdio[3] as (NodeJS.ReadableStream & { destroy(): void }) | undefined)?.destroy();
+  return { ...r, interrupted, endCwd };
+}
+
+/** Keep the shell's final directory for the next call while it stays inside the working directory. */
+function carryCwd(ctx: ToolCallContext, startCwd: string, endCwd: string): string | undefined {
+  const reported = endCwd.trim();
+  if (!reported || reported === startCwd) return undefined;
+  const store = ctx.sessionState ?? ctx.state;
+  if (isInside(reported, ctx.cwd) || isInside(reported, fs.realpathSync(ctx.cwd))) {
+    store.set(CWD_KEY, reported);
+    return undefined;
+  }
+  store.delete(CWD_KEY);
+  return `Shell cwd was reset to ${ctx.cwd} (the command left the working directory; cd only carries over inside it).`;
+}
 
 interface TaskOutputInput {
   task_id?: string;

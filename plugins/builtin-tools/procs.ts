@@ -9,6 +9,8 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 
 /** Keeps the first `head` and the last `tail` characters of a stream and counts what fell between. */
 export class HeadTail {
@@ -40,11 +42,182 @@ export class HeadTail {
     this.tailParts = [keep];
     this.tailLen = keep.length;
   }
-  toString(): string {
+  /** Everything pushed so far, or undefined once the middle has been dropped. */
+  whole(): string | undefined {
+    return this.dropped ? undefined : this.headBuf + this.tailParts.join("");
+  }
+  toString(where = ""): string {
     this.compact();
     const tail = this.tailParts.join("");
-    return this.dropped ? `${this.headBuf}\n[… ${this.dropped} characters of output omitted …]\n${tail}` : this.headBuf + tail;
+    return this.dropped ? `${this.headBuf}\n[… ${this.dropped} characters of output omitted${where} …]\n${tail}` : this.headBuf + tail;
   }
+}
+
+/** The spill directory (shared with the shaping plugin's budget, which reads it back): os.tmpdir()/toolhost. */
+export function spillFile(sessionId: string, toolUseId: string, suffix = ".txt"): string {
+  const safe = (s: string) => s.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 120) || "default";
+  return path.join(os.tmpdir(), "toolhost", safe(sessionId), `${safe(toolUseId)}${suffix}`);
+}
+
+/** Write all of `buf` to `fd` (a short write on a filling disk continues, then fails with ENOSPC). */
+function writeAll(fd: number, buf: Buffer, pos?: number): void {
+  for (let off = 0; off < buf.length; ) off += fs.writeSync(fd, buf, off, buf.length - off, pos === undefined ? null : pos + off);
+}
+
+/**
+ * One output stream of a command: its head and tail in memory (HeadTail) and, once it outgrows the
+ * in-memory head, every character appended to `file` as it arrives — so the file is the whole stream,
+ * however long, while memory stays bounded. A write that fails (disk full, unwritable directory) ends
+ * the spooling: the partial file is removed and `error` says why.
+ */
+export class Spool {
+  readonly mem = new HeadTail();
+  error?: string;
+  private fd?: number;
+  private bytes = 0;
+  /** "\n" characters at the end of what was written (formatOutput strips them). */
+  trailing = 0;
+  constructor(
+    readonly file: string,
+    readonly threshold = 256 * 1024,
+  ) {}
+  get spooled(): boolean {
+    return this.fd !== undefined;
+  }
+  get chars(): number {
+    return this.mem.total;
+  }
+  push(s: string): void {
+    if (this.fd === undefined && !this.error && this.mem.total + s.length > this.threshold) this.open();
+    if (this.fd !== undefined) this.write(s);
+    this.mem.push(s);
+  }
+  private open(): void {
+    try {
+      fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 }); // private: output may carry secrets
+      this.fd = fs.openSync(this.file, "w", 0o600);
+      this.write(this.mem.whole() ?? "");
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+  private write(s: string): void {
+    if (!s) return;
+    try {
+      const buf = Buffer.from(s, "utf8");
+      writeAll(this.fd!, buf);
+      this.bytes += buf.length;
+      const t = s.length - s.replace(/\n+$/, "").length;
+      this.trailing = t === s.length ? this.trailing + t : t;
+    } catch (e) {
+      this.fail(e);
+    }
+  }
+  private fail(e: unknown): void {
+    this.error = `${(e as Error).message ?? String(e)}`;
+    this.close();
+    rmQuiet(this.file);
+  }
+  close(): void {
+    if (this.fd === undefined) return;
+    try {
+      fs.closeSync(this.fd);
+    } catch {
+      /* already gone */
+    }
+    this.fd = undefined;
+  }
+  /** Hand the open file over (the caller appends the rest of the result to it); bytes without the trailing newlines. */
+  take(): { fd: number; bytes: number } | undefined {
+    const fd = this.fd;
+    this.fd = undefined;
+    return fd === undefined ? undefined : { fd, bytes: this.bytes - this.trailing };
+  }
+}
+
+/**
+ * The whole result text of a command whose stdout or stderr was spooled, in formatOutput's layout
+ * (stdout, stderr, then the notes, joined by newlines, trailing newlines stripped), written to
+ * `out.file`: returns its path and length in characters, or why it could not be saved.
+ */
+export function saveFullOutput(out: Spool, err: Spool, notes: string[]): { path?: string; chars?: number; error?: string } {
+  if (!out.spooled && !err.spooled && !out.error && !err.error) return {};
+  if (out.error || err.error) return abandon(out, err, (out.error ?? err.error)!);
+  let main: { fd: number; bytes: number } | undefined;
+  try {
+    main = out.take() ?? openMain(out);
+    fs.ftruncateSync(main.fd, main.bytes);
+    const m = main;
+    const put = (buf: Buffer) => (writeAll(m.fd, buf, m.bytes), (m.bytes += buf.length));
+    let chars = out.chars - out.trailing;
+    const sep = () => (chars > 0 ? "\n" : "");
+    const errTake = err.take();
+    if (errTake) {
+      fs.closeSync(errTake.fd);
+      const s = sep();
+      put(Buffer.from(s));
+      copyInto(put, err.file, errTake.bytes);
+      chars += s.length + err.chars - err.trailing;
+    } else {
+      const e = (err.mem.whole() ?? "").replace(/\n+$/, "");
+      const text = e.trim() ? sep() + e : "";
+      put(Buffer.from(text));
+      chars += text.length;
+    }
+    for (const n of notes) {
+      const text = sep() + n;
+      put(Buffer.from(text));
+      chars += text.length;
+    }
+    fs.closeSync(main.fd);
+    rmQuiet(err.file);
+    return { path: out.file, chars };
+  } catch (e) {
+    if (main) fs.closeSync(main.fd);
+    rmQuiet(out.file);
+    return abandon(out, err, (e as Error).message);
+  }
+}
+
+function openMain(out: Spool): { fd: number; bytes: number } {
+  fs.mkdirSync(path.dirname(out.file), { recursive: true, mode: 0o700 });
+  const fd = fs.openSync(out.file, "w", 0o600);
+  const s = (out.mem.whole() ?? "").replace(/\n+$/, "");
+  const buf = Buffer.from(s.trim() ? s : "");
+  writeAll(fd, buf);
+  out.trailing = out.chars - (s.trim() ? s.length : 0);
+  return { fd, bytes: buf.length };
+}
+
+function copyInto(put: (buf: Buffer) => void, file: string, bytes: number): void {
+  const src = fs.openSync(file, "r");
+  try {
+    const buf = Buffer.allocUnsafe(1 << 20);
+    for (let pos = 0; pos < bytes; ) {
+      const n = fs.readSync(src, buf, 0, Math.min(buf.length, bytes - pos), pos);
+      if (n <= 0) break;
+      put(buf.subarray(0, n));
+      pos += n;
+    }
+  } finally {
+    fs.closeSync(src);
+  }
+}
+
+function rmQuiet(file: string): void {
+  try {
+    fs.rmSync(file, { force: true });
+  } catch {
+    /* an unwritable directory: nothing was written there either */
+  }
+}
+
+function abandon(out: Spool, err: Spool, why: string): { error: string } {
+  for (const s of [out, err]) {
+    s.close();
+    rmQuiet(s.file);
+  }
+  return { error: why };
 }
 
 /** A ring of the last `cap` characters with absolute positions, for incremental reads. */

@@ -47,6 +47,19 @@ export default definePlugin({
   name: PLUGIN_NAME,
   apply(ctx) {
     ctx.contributeConfig("output", { type: "object" });
+    // A spill that cannot be written is reported once (problem + logger) until one succeeds again.
+    let failing = false;
+    const spillFailed = (why: string) => {
+      if (failing) return;
+      failing = true;
+      const message = `the full output of a truncated result could not be saved under ${spillRoot()}: ${why} (results are still truncated to the budget)`;
+      ctx.report({ path: "output.spill", message, severity: "error" });
+      ctx.host.log.error(`toolhost: ${message}`);
+    };
+    const spillOk = () => {
+      if (failing) ctx.host.log.warn(`toolhost: full outputs are saved under ${spillRoot()} again`);
+      failing = false;
+    };
     ctx.hooks.build.tap(PLUGIN_NAME, (build) => {
       const trust = new TrustChecker(build.cwd, [spillRoot()]);
 
@@ -102,15 +115,15 @@ export default definePlugin({
         total = body.reduce((n, c) => n + (c.text?.length ?? 0), 0);
         if (total <= budget) return result;
         const full = body.map((c) => c.text ?? "").join("\n");
-        const file = path.join(spillRoot(), safe(call.sessionId), `${safe(call.toolUseId)}.txt`);
-        // Private to the user: tool output may carry secrets.
-        fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-        fs.writeFileSync(file, full, { encoding: "utf8", mode: 0o600 });
-        const text = truncate(full, budget, file);
+        const spill = spillFull(result, call, full);
+        if (spill.error) spillFailed(spill.error);
+        else if (spill.file) spillOk();
+        const text = truncate(full, budget, spill.file, spill.error, spill.chars);
         const first = result.content.indexOf(body[0]!);
         const content = result.content.flatMap((c, i) => (i === first ? [{ type: "text", text } as ToolContent] : body.includes(c) ? [] : [c]));
-        call[TRACE].push({ stage: "shape.truncate", plugin: PLUGIN_NAME, ms: 0, outcome: "truncated", detail: { budget, total, file } });
-        return { ...result, content, meta: { ...result.meta, fullOutputPath: file, truncated: { shown: budget, total } } };
+        call[TRACE].push({ stage: "shape.truncate", plugin: PLUGIN_NAME, ms: 0, outcome: "truncated", detail: { budget, total, file: spill.file, error: spill.error } });
+        const saved = spill.file ? { fullOutputPath: spill.file } : { fullOutputError: spill.error };
+        return { ...result, content, meta: { ...result.meta, ...saved, truncated: { shown: budget, total: spill.chars } } };
       });
     });
   },
@@ -120,7 +133,7 @@ export default definePlugin({
  * Keep the head (60%) and tail (40%) of `full` within `budget` characters, cut at line boundaries
  * when one is near, with a note in between that says how to read the rest.
  */
-export function truncate(full: string, budget: number, file: string): string {
+export function truncate(full: string, budget: number, file: string | undefined, unsaved?: string, total = full.length): string {
   let headLen = Math.floor(budget * 0.6);
   const nl = full.lastIndexOf("\n", headLen - 1);
   if (nl >= headLen * 0.8) headLen = nl + 1;
@@ -132,8 +145,34 @@ export function truncate(full: string, budget: number, file: string): string {
   const shown = head.length + tail.length;
   // Read offsets are 1-based line numbers: the first line not (fully) shown.
   const offset = head.split("\n").length;
-  const note = `[output truncated: ${shown} of ${full.length} chars shown; full output saved to ${file}; read it with Read {"file_path": ${JSON.stringify(file)}, "offset": ${offset}}]`;
+  const note = file
+    ? `[output truncated: ${shown} of ${total} chars shown; full output saved to ${file}; read it with Read {"file_path": ${JSON.stringify(file)}, "offset": ${offset}}]`
+    : `[output truncated: ${shown} of ${total} chars shown; the full output could not be saved: ${unsaved}]`;
   return `${head}${head.endsWith("\n") ? "" : "\n"}\n${note}\n\n${tail}`;
+}
+
+/**
+ * The file holding the whole output: the tool's own when it streamed it to disk (`meta.fullOutputPath`,
+ * Bash), else this text written now. Never throws: a failed write is returned as `error`.
+ */
+function spillFull(result: ToolResult, call: CallState, full: string): { file?: string; error?: string; chars: number } {
+  const m = result.meta as { fullOutputPath?: unknown; fullOutputChars?: unknown; fullOutputError?: unknown } | undefined;
+  if (typeof m?.fullOutputPath === "string") return { file: m.fullOutputPath, chars: typeof m.fullOutputChars === "number" ? m.fullOutputChars : full.length };
+  if (typeof m?.fullOutputError === "string") return { error: m.fullOutputError, chars: full.length };
+  const file = path.join(spillRoot(), safe(call.sessionId), `${safe(call.toolUseId)}.txt`);
+  try {
+    // Private to the user: tool output may carry secrets.
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    fs.writeFileSync(file, full, { encoding: "utf8", mode: 0o600 });
+    return { file, chars: full.length };
+  } catch (e) {
+    try {
+      fs.rmSync(file, { force: true });
+    } catch {
+      /* the directory itself is the problem */
+    }
+    return { error: (e as Error).message, chars: full.length };
+  }
 }
 
 function safe(s: string): string {
