@@ -12,6 +12,12 @@ export interface ProblemReport {
   path?: string;
   message: string;
   severity: "error" | "warning";
+  /** How often it happened, when more than once: a hook tap that keeps failing is one counted entry, not one per call. */
+  count?: number;
+  /** When it last happened (ISO time), with `count`. */
+  lastSeen?: string;
+  /** The latest message, when a repeat said something else than `message`. */
+  lastMessage?: string;
 }
 
 export class ToolhostError extends Error {

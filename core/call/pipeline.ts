@@ -5,7 +5,10 @@
  */
 import { parallel, tapped } from "../hooks/dispatch.ts";
 import type { ExecuteOptions, ExecuteOutcome, HostView, SessionData } from "../types.ts";
+import { errorMessage } from "../errors.ts";
 import { Call, type CallBuild } from "./call.ts";
+import { badName, badOptions, nameText } from "./guard.ts";
+import { refuse } from "./outcome.ts";
 import { runStages, type Stage } from "./run.ts";
 import { askIfNeeded, dryRun } from "./stages/ask.ts";
 import { checkDeny, decidePermission } from "./stages/decide.ts";
@@ -31,12 +34,19 @@ export const STAGES = [
 ] as const satisfies readonly Stage[];
 
 export async function executeCall(build: CallBuild, host: HostView, session: SessionData, name: string, input: unknown, opts: ExecuteOptions): Promise<ExecuteOutcome> {
-  const call = new Call(build, host, session, name, input, opts);
-  const stop = interruptOn(call, opts.signal);
+  const call = new Call(build, host, session, nameText(name), input, opts);
+  const bad = badName(name) ?? badOptions(opts as Record<string, unknown>);
+  if (bad) return refuse(call, typeof name === "string" ? "invalid-input" : "unknown-tool", bad);
+  let stop: (() => void) | undefined;
   try {
+    stop = interruptOn(call, opts.signal);
     const outcome = (await runStages(call, STAGES))!;
     if (tapped(build.hooks.persist)) await parallel(build.hooks.persist, { call, outcome });
     return outcome;
+  } catch (e) {
+    // A stage or hook that throws past its own policy (a bug, or input no check foresaw) still ends
+    // the call with an outcome, never a rejected execute().
+    return refuse(call, call.tool ? "tool-error" : "invalid-input", `The call could not be completed: ${errorMessage(e)}`);
   } finally {
     stop?.();
   }

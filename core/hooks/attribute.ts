@@ -20,11 +20,20 @@ function traceOf(args: unknown[]): TraceEntry[] | undefined {
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (a !== null && typeof a === "object") {
-      const t = (a as Partial<Traced>)[TRACE];
+      const t = traceField(a);
       if (t !== undefined) return t;
     }
   }
   return undefined;
+}
+
+/** An argument may be a caller's raw input: a Proxy or a getter that throws is no trace. */
+function traceField(a: object): TraceEntry[] | undefined {
+  try {
+    return (a as Partial<Traced>)[TRACE];
+  } catch {
+    return undefined;
+  }
 }
 
 /** A tap's answer as a trace outcome: a decision's behavior, "returned", or nothing. */
@@ -39,11 +48,13 @@ export function instrument<H extends { intercept: Function; name?: string }>(hoo
   (hook as { name?: string }).name = name;
   hook.intercept({
     register(tap: Tap) {
+      let reported: ProblemReport | undefined; // one entry per plugin and hook; repeats are counted on it
       const fail = (err: unknown, args: unknown[]) => {
         const e = err instanceof PluginError ? err : new PluginError(tap.name, name, err);
         traceOf(args)?.push({ stage: name, plugin: tap.name, ms: 0, outcome: "error", detail: e.message });
         if (policy === "throw") throw e;
-        sink({ ...e.toReport("error"), plugin: tap.name, path: name });
+        if (reported) repeat(reported, e.message);
+        else sink((reported = { ...e.toReport("error"), plugin: tap.name, path: name }));
         return waterfall ? args[0] : undefined;
       };
       const done = (trace: TraceEntry[] | undefined, t0: number, out: unknown) => {
@@ -55,6 +66,13 @@ export function instrument<H extends { intercept: Function; name?: string }>(hoo
     },
   });
   return hook;
+}
+
+function repeat(p: ProblemReport, message: string): void {
+  p.count = (p.count ?? 1) + 1;
+  p.lastSeen = new Date().toISOString();
+  if (message !== p.message) p.lastMessage = message;
+  else delete p.lastMessage;
 }
 
 type Fail = (err: unknown, args: unknown[]) => unknown;

@@ -137,6 +137,7 @@ export class Host {
 
   // Not async and no options copy unless needed: this is every call's entry (bench/mcp.ts).
   execute(name: string, input: unknown, opts: ExecuteOptions = {}): Promise<ExecuteOutcome> {
+    if (typeof opts !== "object" || opts === null) opts = {}; // bad options get an outcome (call/guard.ts), never a throw
     const build = this.state.current;
     if (!build) return Promise.reject(new Error("host is not started"));
     const onAsk = this.options.onAsk;

@@ -4,6 +4,7 @@ import { first, isPromise, tapped, type MaybePromise } from "../../hooks/dispatc
 import type { ExecuteOutcome } from "../../types.ts";
 import type { Call } from "../call.ts";
 import { refuse } from "../outcome.ts";
+import { cloneInput } from "../guard.ts";
 import { describeValue, schemaErrors } from "./schema-errors.ts";
 
 export function repairInput(call: Call): undefined {
@@ -54,23 +55,13 @@ function checkSchema(call: Call): string | undefined {
     call.mark("validate", "invalid");
     return `Invalid input for ${tool.name}: expected a JSON object, got ${describeValue(call.input)}.`;
   }
-  call.input = cloneInput(call.input);
+  const copy = cloneInput(call.input);
+  if ("error" in copy) {
+    call.mark("validate", "invalid");
+    return `Invalid input for ${tool.name}: ${copy.error}.`;
+  }
+  call.input = copy.value;
   const ok = v(call.input);
   call.mark("validate", ok ? "ok" : "invalid");
   return ok ? undefined : `Invalid input for ${tool.name}: ${schemaErrors(tool, call.input, v.errors ?? [])}.`;
-}
-
-/** Deep copy of JSON-like input (what models and MCP clients send); anything else goes to structuredClone. */
-function cloneInput<T>(v: T): T {
-  if (v === null || typeof v !== "object") return v;
-  if (Array.isArray(v)) return v.map(cloneInput) as T;
-  const proto = Object.getPrototypeOf(v);
-  if (proto !== Object.prototype && proto !== null) return structuredClone(v);
-  const out: Record<string, unknown> = {};
-  for (const k in v) {
-    const x = cloneInput((v as Record<string, unknown>)[k]);
-    if (k === "__proto__") Object.defineProperty(out, k, { value: x, enumerable: true, writable: true, configurable: true });
-    else out[k] = x;
-  }
-  return out as T;
 }
