@@ -1,14 +1,13 @@
 // Package entry: toolhost runs from its TypeScript sources through jiti (no build step).
 // The names below must equal core/index.ts's value exports: test/contract/public-api.test.ts checks it.
-import { createJiti } from "jiti";
+import { importTs } from "./bin/jiti-load.mjs";
 // interopDefault off: its Proxy would sit on every cross-module binding read of the per-call path.
-const jiti = createJiti(import.meta.url, { interopDefault: false });
-const api = await jiti.import("./core/index.ts");
+const api = await importTs(import.meta.url, "./core/index.ts", { interopDefault: false });
 export const {
   createHost, Host, PACKAGE_ROOT, defineTool, definePlugin, isToolDefinition, isPluginDefinition, textResult, resultText,
   ToolhostError, PluginError, UsageError, errorMessage, loadConfig, suggest, editDistance,
   SyncHook, SyncBailHook, SyncWaterfallHook, AsyncParallelHook, AsyncSeriesHook, AsyncSeriesBailHook, AsyncSeriesWaterfallHook,
-  TRACE, Session, stableStringify, denialText, substitute, resolveInside, codeStamp, flag, resolveFlag, instrument,
+  TRACE, Session, stableStringify, denialText, substitute, resolveInside, codeStamp, importCached, flag, resolveFlag, instrument,
   HOST_HOOKS, BUILD_HOOKS, STAGES, PERMISSION_MODES, loadPlugin, locateManifest, readJsonFile, settingsPlugin,
   DISCOVER_STAGE_WATCH, POOL_STAGE_DENY, POOL_STAGE_MODE, DEFER_STAGE_ALWAYS_LOAD, DEFER_STAGE_POLICY, DENY_STAGE_SETTINGS,
   DENY_STAGE_AGENTS, PERMISSION_STAGE_AGENTS, PERMISSION_STAGE_RULES, PERMISSION_STAGE_TOOL, PERMISSION_STAGE_FALLBACK,

@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createJiti } from "jiti";
+import { importTs } from "../bin/jiti-load.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const [name, ...args] = process.argv.slice(2);
@@ -18,7 +18,6 @@ if (!file) {
   console.error(`no benchmark named ${name}`);
   process.exit(3);
 }
-const jiti = createJiti(import.meta.url, { interopDefault: false });
-const mod = await jiti.import(file);
+const mod = await importTs(import.meta.url, file, { interopDefault: false });
 const fn = typeof mod === "function" ? mod : mod?.default;
 if (typeof fn === "function") await fn(args);

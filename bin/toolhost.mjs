@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 // The toolhost CLI runs from TypeScript sources through jiti (no build step).
-import { createJiti } from "jiti";
+import { importTs } from "./jiti-load.mjs";
 // interopDefault off: its Proxy would sit on every cross-module binding read of the per-call path.
-const jiti = createJiti(import.meta.url, { interopDefault: false });
-const { main } = await jiti.import("../core/cli/main.ts");
+const { main } = await importTs(import.meta.url, "../core/cli/main.ts", { interopDefault: false });
 process.exitCode = await main(process.argv.slice(2));

@@ -3,7 +3,7 @@ export type * from "./types.ts";
 export { TRACE } from "./types.ts";
 export { createHost, Host, type HostOptions, type RebuildResult } from "./host/host.ts";
 export { Session } from "./host/session.ts";
-export { codeStamp } from "./host/plugin-code.ts";
+export { codeStamp, importCached } from "./host/plugin-code.ts";
 export { PACKAGE_ROOT } from "./manifest/sources.ts";
 export { defineTool, isToolDefinition, textResult, resultText, resolveFlag, flag } from "./tool.ts";
 export { definePlugin, isPluginDefinition } from "./plugin.ts";

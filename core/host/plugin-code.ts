@@ -3,6 +3,7 @@
  * `main` modules with jiti (bundled plugins cached; others fresh so edited code really runs).
  */
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { createHash } from "node:crypto";
 import { createJiti } from "jiti";
@@ -76,9 +77,8 @@ export async function importPlugin(lp: LoadedPlugin): Promise<PluginDefinition |
   const bundled = lp.source.kind === "bundled";
   // Plugins keep jiti's default interop (`import x from "a-cjs-package"` works as in a bundler). Core itself is
   // loaded without it by the entry points (index.mjs, bin/): its per-call path reads no interop Proxy.
-  const opts = { moduleCache: bundled, fsCache: true, interopDefault: true };
   // Not bundled: every module of the plugin's directory evaluated afresh, whatever its extension (lib/fresh-import.ts).
-  const mod = bundled ? ((await createJiti(import.meta.url, opts).import(file)) as Record<string, unknown>) : await importFresh(file, lp.root, opts);
+  const mod = (await importCached(file, { moduleCache: bundled, interopDefault: true }, bundled ? undefined : lp.root)) as Record<string, unknown>;
   const cand = [mod?.default, mod, ...Object.values(mod ?? {})];
   for (const c of cand) {
     if (isPluginDefinition(c)) return c;
@@ -90,3 +90,52 @@ export async function importPlugin(lp: LoadedPlugin): Promise<PluginDefinition |
   return undefined;
 }
 
+
+let cacheDir: string | false | undefined;
+const WRITE_ERRORS = new Set(["ENOSPC", "EDQUOT", "EROFS", "EACCES", "EPERM", "ENOTDIR", "EEXIST", "EISDIR", "ENOENT"]);
+
+/**
+ * jiti's transform cache (os.tmpdir()/jiti for this file), probed once; false when it cannot be written
+ * (a full or read-only $TMPDIR): plugins then load without it, as bin/jiti-load.mjs does for core.
+ */
+function jitiCache(): string | false {
+  if (cacheDir !== undefined) return cacheDir;
+  const dir = path.join(os.tmpdir(), "jiti");
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    const probe = path.join(dir, `.probe-${process.pid}`);
+    try {
+      fs.writeFileSync(probe, Buffer.alloc(16 * 1024));
+    } finally {
+      fs.rmSync(probe, { force: true });
+    }
+    return (cacheDir = dir);
+  } catch (e) {
+    return (cacheDir = cacheLost(dir, e));
+  }
+}
+
+function cacheLost(dir: string, e: unknown): false {
+  const g = globalThis as Record<symbol, unknown>;
+  const key = Symbol.for("toolhost.jitiCacheWarned");
+  if (!g[key]) process.stderr.write(`toolhost: the module cache ${dir} cannot be written (${(e as NodeJS.ErrnoException)?.code ?? String(e)}); loading without it (slower start-up)\n`);
+  g[key] = true;
+  return false;
+}
+
+/**
+ * Import a TS/JS module with jiti (plugin `main` and `tools` modules), surviving a transform cache that
+ * cannot be written: probed once, and a write that fails mid-load is retried without it (which stays off).
+ */
+export async function importCached(file: string, opts: { moduleCache: boolean; interopDefault: boolean }, freshRoot?: string): Promise<unknown> {
+  const load = (fsCache: string | false) => (freshRoot ? importFresh(file, freshRoot, { ...opts, fsCache }) : createJiti(import.meta.url, { ...opts, fsCache }).import(file));
+  const fsCache = jitiCache();
+  try {
+    return await load(fsCache);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    if (!fsCache || !WRITE_ERRORS.has(err?.code ?? "") || (typeof err.path === "string" && !err.path.startsWith(fsCache))) throw e;
+    cacheDir = cacheLost(fsCache, e);
+    return load(false);
+  }
+}

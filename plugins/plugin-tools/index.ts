@@ -7,9 +7,7 @@
  * they loaded (diff, don't restart: a no-change rebuild does not re-evaluate every module).
  */
 import fs from "node:fs";
-import { createJiti } from "jiti";
-import { importFresh } from "../../lib/fresh-import.ts";
-import { codeStamp, definePlugin, isToolDefinition, errorMessage, type Tool, type ToolDefinition } from "../../core/index.ts";
+import { codeStamp, definePlugin, importCached, isToolDefinition, errorMessage, type Tool, type ToolDefinition } from "../../core/index.ts";
 
 const PLUGIN_NAME = "plugin-tools";
 
@@ -31,11 +29,8 @@ export default definePlugin({
               if (hit && hit.stamp === stamp) mod = hit.mod;
               // An empty module is a file being written (an editor truncates, then writes): not "no tools" — keep the last good pool.
               else if (!fs.statSync(comp.file).size) throw new Error("the file is empty (being written?)");
-              else {
-                const opts = { moduleCache: bundled, fsCache: true, interopDefault: false };
-                // Not bundled: .mjs/.cjs/.js modules and what they import from the plugin are evaluated afresh too.
-                mod = bundled ? ((await createJiti(import.meta.url, opts).import(comp.file)) as Record<string, unknown>) : await importFresh(comp.file, lp.root, opts);
-              }
+              // Not bundled: .mjs/.cjs/.js modules and what they import from the plugin are evaluated afresh too.
+              else mod = (await importCached(comp.file, { moduleCache: bundled, interopDefault: false }, bundled ? undefined : lp.root)) as Record<string, unknown>;
               next.set(comp.file, { stamp, mod });
             } catch (e) {
               collector.problem({ plugin: lp.id, file: comp.file, path: comp.jsonPath, message: `cannot load tool module: ${errorMessage(e)}`, severity: "error" });

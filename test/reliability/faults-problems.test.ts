@@ -20,7 +20,7 @@ describe("problems are deduplicated per plugin and hook", () => {
       name: "flaky",
       apply(ctx) {
         ctx.hooks.build.tap("flaky", (b) => {
-          b.hooks.collect.tap("flaky", (c) => c.add(echo));
+          b.hooks.collect.tap("flaky", (c) => c.add({ ...echo, origin: "plugin", plugin: "flaky" }));
           b.hooks.postToolUse.tap("flaky", () => {
             throw new Error(`post failed (call ${++n})`);
           });

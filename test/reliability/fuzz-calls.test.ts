@@ -93,7 +93,7 @@ function generators(rnd: () => number) {
 let host: Host;
 beforeAll(async () => {
   const echo = defineTool({ name: "Echo", description: "echoes text", isReadOnly: true, inputSchema: { type: "object", properties: { text: {} } }, call: (i: { text?: unknown }) => String(typeof i.text === "string" ? i.text : "") });
-  host = await createHost({ cwd: tmpdir(), plugins: [definePlugin({ name: "fuzz-echo", apply: (ctx) => ctx.hooks.build.tap("fuzz-echo", (b) => b.hooks.collect.tap("fuzz-echo", (c) => c.add(echo))) })] });
+  host = await createHost({ cwd: tmpdir(), plugins: [definePlugin({ name: "fuzz-echo", apply: (ctx) => ctx.hooks.build.tap("fuzz-echo", (b) => b.hooks.collect.tap("fuzz-echo", (c) => c.add({ ...echo, origin: "plugin", plugin: "fuzz-echo" }))) })] });
 });
 afterAll(() => host?.close());
 
