@@ -27,6 +27,8 @@ export interface RunResult {
 }
 
 const MAX_OUTPUT = 1 << 20;
+/** After the hook process exits, how long its pipes may take to drain (as the Bash tool waits). */
+const EXIT_GRACE_MS = 250;
 const createdDataDirs = new Set<string>();
 
 let baseEnv: Record<string, string> | undefined;
@@ -117,10 +119,21 @@ export function runHandler(h: Handler, stdin: string, opts: { cwd: string; proje
       if (e.code === "ENOENT") done({ status: "missing", exitCode: 127, message: `command not found: ${h.command}` });
       else done({ status: "spawn-error", exitCode: null, message: `cannot start hook: ${e.message}` });
     });
-    child.on("close", (code, signal) => {
+    const finish = (code: number | null, signal: NodeJS.Signals | null) => {
       if (timedOut) return done({ status: "timeout", exitCode: code, signal, message: `timed out after ${h.timeout} s (process group killed)` });
       if (aborted) return done({ status: "aborted", exitCode: code, signal, message: "the call was aborted" });
       done(exitResult(code, signal, stdout, stderr));
+    };
+    child.on("close", finish);
+    // The hook is done when its process exits, not when its pipes close: a child it left in the
+    // background (`sleep 60 & echo started`) may hold them open. What is already written is read
+    // (a short grace for the pipes to drain), then the pipes are let go.
+    child.on("exit", (code, signal) => {
+      setTimeout(() => {
+        child.stdout!.destroy();
+        child.stderr!.destroy();
+        finish(code, signal);
+      }, EXIT_GRACE_MS);
     });
   });
 }
