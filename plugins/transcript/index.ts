@@ -2,7 +2,9 @@
  * An optional JSONL transcript of calls: config `transcript: "<path>"` (relative to the project
  * directory). One line per call, appended on `build.persist`: tool, input, decision, status, trace
  * summary, generation and timestamps. Lines are written in completion order through one queue per
- * file, so concurrent calls never interleave within a line.
+ * file, so concurrent calls never interleave within a line. A file that cannot be written (disk full,
+ * unwritable) is reported once (problem + logger); its lines wait in memory and are written, in order,
+ * once it can be written again — never a silent loss.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -10,23 +12,66 @@ import { definePlugin, resultText, type CallRecord } from "../../core/index.ts";
 
 const PLUGIN_NAME = "transcript";
 
-const queues = new Map<string, Promise<void>>();
+/** Lines kept in memory while the file cannot be written (a full disk), written once it can be again. */
+export const MAX_PENDING_LINES = 10_000;
 
-/** Append one line to `file`, after every line queued before it. */
-function append(file: string, line: string): Promise<void> {
-  const prev = queues.get(file) ?? Promise.resolve();
-  const next = prev.then(async () => {
-    await fs.promises.mkdir(path.dirname(file), { recursive: true });
-    await fs.promises.appendFile(file, line + "\n", "utf8");
-  });
-  const settled = next.catch(() => {});
-  queues.set(file, settled);
-  void settled.then(() => {
-    if (queues.get(file) === settled) queues.delete(file);
-  });
-  return next;
+interface Reporter {
+  failed(file: string, why: string): void;
+  recovered(file: string, late: number, lost: number): void;
 }
 
+/**
+ * One writer per file: lines are appended in order through one queue. When an append fails (ENOSPC,
+ * EACCES, a directory where the file should be) the file is cut back to its last whole line, the
+ * lines wait in memory (at most MAX_PENDING_LINES; beyond that the oldest are counted as lost) and are
+ * written before the next line once the file can be written again.
+ */
+class Writer {
+  private queue: Promise<void> = Promise.resolve();
+  private pending: string[] = [];
+  private lost = 0;
+  private failing = false;
+  constructor(
+    readonly file: string,
+    private readonly report: Reporter,
+  ) {}
+  append(line: string): Promise<void> {
+    this.pending.push(line);
+    if (this.pending.length > MAX_PENDING_LINES) this.lost += this.pending.splice(0, this.pending.length - MAX_PENDING_LINES).length;
+    this.queue = this.queue.then(() => this.flush());
+    return this.queue;
+  }
+  /** Try once more to write what waits (host close). */
+  drain(): Promise<void> {
+    this.queue = this.queue.then(() => this.flush());
+    return this.queue;
+  }
+  /** Lines not written (yet), and lines dropped because too many waited. */
+  get backlog(): { pending: number; lost: number } {
+    return { pending: this.pending.length, lost: this.lost };
+  }
+  async flush(): Promise<void> {
+    if (!this.pending.length) return;
+    const lines = this.pending;
+    let size = 0;
+    try {
+      await fs.promises.mkdir(path.dirname(this.file), { recursive: true });
+      size = await fs.promises.stat(this.file).then((st) => st.size, () => 0);
+      await fs.promises.appendFile(this.file, lines.join("\n") + "\n", "utf8");
+    } catch (e) {
+      await fs.promises.truncate(this.file, size).catch(() => {}); // no half line stays behind
+      if (!this.failing) this.report.failed(this.file, (e as Error).message);
+      this.failing = true;
+      return;
+    }
+    this.pending = this.pending.slice(lines.length);
+    if (this.failing) this.report.recovered(this.file, lines.length - 1, this.lost);
+    this.failing = false;
+    this.lost = 0;
+  }
+}
+
+const writers = new Map<string, Writer>();
 export function transcriptLine(rec: CallRecord, endedAt = Date.now()): Record<string, unknown> {
   const { call, outcome } = rec;
   const text = resultText(outcome.result);
@@ -57,11 +102,36 @@ export default definePlugin({
   name: PLUGIN_NAME,
   apply(ctx) {
     ctx.contributeConfig("transcript", { type: "string" });
+    // Loud once per failure, and again when it is over: a transcript that silently loses calls is worse than none.
+    const report: Reporter = {
+      failed(file, why) {
+        const message = `cannot write the transcript ${file}: ${why}; calls go on and their records wait in memory (up to ${MAX_PENDING_LINES}) until it can be written`;
+        ctx.report({ file, path: "transcript", message, severity: "error" });
+        ctx.host.log.error(`toolhost: ${message}`);
+      },
+      recovered(file, late, lost) {
+        ctx.host.log.warn(`toolhost: the transcript ${file} is written again (${late} waiting records written late${lost ? `; ${lost} records were lost` : ""})`);
+        if (lost) ctx.report({ file, path: "transcript", message: `${lost} call records were lost while the transcript could not be written`, severity: "error" });
+      },
+    };
+    const mine = new Set<Writer>();
     ctx.hooks.build.tap(PLUGIN_NAME, (build) => {
       const target = build.config.transcript;
       if (typeof target !== "string" || !target) return;
       const file = path.resolve(build.host.cwd, target);
-      build.hooks.persist.tapPromise(PLUGIN_NAME, (rec) => append(file, JSON.stringify(transcriptLine(rec))));
+      let w = writers.get(file);
+      if (!w) writers.set(file, (w = new Writer(file, report)));
+      mine.add(w);
+      const writer = w;
+      build.hooks.persist.tapPromise(PLUGIN_NAME, (rec) => writer.append(JSON.stringify(transcriptLine(rec))));
+    });
+    ctx.onDispose(async () => {
+      for (const w of mine) {
+        await w.drain();
+        const { pending, lost } = w.backlog;
+        if (pending || lost) ctx.host.log.error(`toolhost: ${pending + lost} call records never reached the transcript ${w.file}`);
+        writers.delete(w.file);
+      }
     });
   },
 });
