@@ -52,7 +52,8 @@ class Writer {
   }
   async flush(): Promise<void> {
     if (!this.pending.length) return;
-    const lines = this.pending;
+    // A copy: lines appended while this write is in flight wait for the next flush (their own, queued behind this one).
+    const lines = this.pending.slice();
     let size = 0;
     try {
       await fs.promises.mkdir(path.dirname(this.file), { recursive: true });
