@@ -1,4 +1,25 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+
+/**
+ * Tests run with a scratch TOOLHOST_HOME whose trust store trusts the temp directory and this checkout
+ * (with every `.mcp.json` server approved), so fixtures that rely on project allow rules, hooks and
+ * `.mcp.json` keep working; test/trust/ uses stores of its own. CLAUDE_CONFIG_DIR points at the same
+ * scratch directory, so the machine's ~/.claude.json never decides a test.
+ */
+function scratchHome(): string {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), "toolhost-test-home-"));
+  const root = path.dirname(fileURLToPath(import.meta.url));
+  const dirs = [...new Set([os.tmpdir(), fs.realpathSync(os.tmpdir()), root, fs.realpathSync(root)])];
+  const workspaces = Object.fromEntries(dirs.map((d) => [d, { trusted: true, at: new Date().toISOString(), mcpServers: { all: true } }]));
+  fs.writeFileSync(path.join(home, "trust.json"), JSON.stringify({ version: 1, workspaces }, null, 2));
+  return home;
+}
+
+const home = process.env.TOOLHOST_TEST_HOME || (process.env.TOOLHOST_TEST_HOME = scratchHome());
 
 export default defineConfig({
   test: {
@@ -8,5 +29,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     fileParallelism: true,
     maxWorkers: 2,
+    env: { TOOLHOST_HOME: home, CLAUDE_CONFIG_DIR: home },
   },
 });

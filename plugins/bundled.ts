@@ -7,7 +7,7 @@
 export const BUNDLED_MANIFESTS: readonly string[] = [
   "agents-md.json", //      AGENTS.md rules compiled into deny/ask rules, read filters and post-edit reminders
   "builtin-tools.json", //  Read, Write, Edit, Glob, Grep, Bash, TaskOutput, TaskStop, exec sessions
-  "claude-settings.json", // .claude/settings*.json and .mcp.json as sources (host.settings)
+  "claude-settings.json", // .claude/settings*.json and .mcp.json as sources (host.settings), gated by workspace trust
   "doctor.json", //         `toolhost doctor`: the state of this setup
   "command-hooks.json", //  Claude Code command hooks (PreToolUse, PostToolUse, PostToolBatch, PermissionRequest)
   "input-repair.json", //   repair tool input before validation
@@ -22,5 +22,6 @@ export const BUNDLED_MANIFESTS: readonly string[] = [
   "shaping.json", //        output budgets, trust headers, injection advisory
   "tool-search.json", //    ToolSearch and deferral
   "transcript.json", //     the call transcript
+  "trust.json", //          workspace trust: the trust store, Claude Code's record, `toolhost trust`
   "watch.json", //          rebuild on file changes
 ];

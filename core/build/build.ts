@@ -53,7 +53,7 @@ export class Build implements CallBuild {
     config: HostConfig,
     readonly plugins: readonly LoadedPlugin[],
     readonly host: HostView,
-    readonly allowAlways: (tool: Tool, input: unknown) => void,
+    readonly allowAlways: (tool: Tool, input: unknown, sessionId?: string) => void,
   ) {
     this.config = frozenCopy(config);
     this.hooks = createBuildHooks((p) => this.problems.push(p));

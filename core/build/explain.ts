@@ -14,6 +14,8 @@ export interface Explanation {
   /** Where the tool itself comes from (when it exists). */
   tool?: { origin: string; plugin: string; file?: string; server?: string; sourceName?: string };
   notes?: string[];
+  /** Allow rules naming the tool: where each came from and whether it applies (plugin-scoped, session-only, refused). */
+  grants?: Array<{ rule: string; plugin: string; file: string | null; path: string; applies: string }>;
   /** Other exclusions of the same name (e.g. conflict losers). */
   also?: Array<{ reason: string; rule: string | null; plugin: string | null; file: string | null }>;
   /** Who owns the name (a built-in, an MCP server, the only tool so named); null when it is contested and no one serves it. */

@@ -16,7 +16,7 @@ export interface CallBuild {
   readonly config: Readonly<HostConfig>;
   validator(tool: Tool): ValidateFunction | undefined;
   /** Hand an "allow always" answer to whoever stores rules (host.addPermissionRule). */
-  allowAlways(tool: Tool, input: unknown): void;
+  allowAlways(tool: Tool, input: unknown, sessionId?: string): void;
 }
 
 const ID_PREFIX = randomUUID().replace(/-/g, "").slice(0, 12);

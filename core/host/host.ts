@@ -38,7 +38,7 @@ export class Host {
       options, cwd: this.cwd, hooks: this.hooks, view, log: this.log, hostProblems: problems,
       activator: new Activator(this.hooks, () => view, this.log, (p) => problems.push(p)),
       config: {}, loaded: [], loadProblems: [], generation: 0, mode: options.mode ?? "default", modeSource: { mode: "default", source: "default" },
-      watchedFiles: [], sources: [], allowAlways: (tool, input) => this.allowAlways(tool, input),
+      watchedFiles: [], sources: [], allowAlways: (tool, input, sessionId) => this.allowAlways(tool, input, sessionId),
     };
     this.queue = new Coalescer((reason) => rebuild(this.state, reason), { debounceMs: options.debounceMs, maxWaitMs: options.maxWaitMs, onError: (m) => this.log.error(m) });
   }
@@ -155,7 +155,11 @@ export class Host {
   }
 
   explain(name: string): Explanation {
-    return explainTool(this.pool, name);
+    const e = explainTool(this.pool, name);
+    const tool = this.pool.byName.get(name);
+    // Which allow rules name the tool, where each came from and whether it applies (the permissions plugin's).
+    const grants = tool && this.service<{ forTool(t: typeof tool): NonNullable<Explanation["grants"]> }>("permissions.grants")?.forTool(tool);
+    return grants?.length ? { ...e, grants } : e;
   }
 
   setMode(mode: string): void {
@@ -177,8 +181,8 @@ export class Host {
     return this.rebuild(`plugin added: ${typeof p === "string" ? p : p.name}`);
   }
 
-  private allowAlways(tool: Tool, input: unknown): void {
-    const taken = this.hooks.addPermissionRule.call({ behavior: "allow", rule: tool.name, destination: "session", tool: tool.name, input });
+  private allowAlways(tool: Tool, input: unknown, sessionId?: string): void {
+    const taken = this.hooks.addPermissionRule.call({ behavior: "allow", rule: tool.name, destination: "session", tool: tool.name, input, sessionId });
     if (!taken) this.log.warn(`"allow always" for ${tool.name}: no plugin stores permission rules`);
   }
 

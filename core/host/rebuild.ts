@@ -22,7 +22,7 @@ export async function rebuild(h: HostState, reason: string): Promise<RebuildResu
   await readSettings(h, gen, cfg, plugins); //                   host.settings (Claude Code settings, .mcp.json), then the mode
   checkContributedConfig(h, gen, cfg);
   if (h.current && gen.fresh().length) return keepLastGood(h, gen, gen.fresh());
-  const build = new Build(gen.number, h.mode, h.cwd, cfg.config, plugins, h.view, (t, i) => h.allowAlways(t, i)); // config + mode frozen
+  const build = new Build(gen.number, h.mode, h.cwd, cfg.config, plugins, h.view, (t, i, s) => h.allowAlways(t, i, s)); // config + mode frozen
   h.hooks.build.call(build);
   const pool = await assemble(h, gen, build);
   if (!pool) return keepLastGood(h, gen, gen.buildFailures);

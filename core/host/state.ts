@@ -62,5 +62,5 @@ export interface HostState {
   bypassDisabledBy?: ModeChoice["bypassDisabledBy"];
   watchedFiles: string[];
   sources: readonly PluginSource[];
-  allowAlways(tool: Tool, input: unknown): void;
+  allowAlways(tool: Tool, input: unknown, sessionId?: string): void;
 }

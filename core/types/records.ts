@@ -22,6 +22,8 @@ export interface PermissionRuleUpdate {
   /** The call that was approved ("allow always"), so the rule can be narrowed to it (e.g. one Bash command). */
   tool?: string;
   input?: unknown;
+  /** The session that gave a "session" approval: it applies to that session's calls only (absent: every session). */
+  sessionId?: string;
 }
 
 export interface Component<T> {

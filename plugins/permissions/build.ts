@@ -8,16 +8,28 @@ import { readDenyFilter } from "../../lib/rules/match.ts";
 import { denyDecision, factsFor, fallbackDecision, PLUGIN_NAME, rulesDecision, toolDecision, type CallView } from "./decide.ts";
 import { runExamples } from "./examples.ts";
 import { collectRules, unknownToolWarnings, where, type RuleEntry, type RuleSet } from "./rules.ts";
+import { grantsFor, refusedGrants, refuseForeignHookAllows, rulesForCalls, userGrants } from "./grants.ts";
+
+/** build.preToolUse: after every command hook (COMMAND_HOOKS_STAGE), so their allows are all in. */
+const PRE_TOOL_USE_STAGE_GRANTS = 1000;
+/** What explain reads of the last build (the "permissions.grants" service). */
+export interface GrantsView {
+  current?: (tool: Tool) => ReturnType<typeof grantsFor>;
+}
 
 type Prepared = { call: CallState; tool: CallState["tool"]; input: unknown; view: CallView; facts: ReturnType<typeof factsFor> };
 
-export function tapBuild(ctx: PluginContext, session: RuleEntry[], build: BuildView): void {
-  const rs = collectRules(build.plugins, []);
+export function tapBuild(ctx: PluginContext, session: RuleEntry[], build: BuildView, view?: GrantsView): void {
+  const grantProblems: ProblemReport[] = [];
+  const grants = userGrants(ctx, build, grantProblems);
+  const rs = collectRules(build.plugins, [], grants);
+  rs.problems.push(...grantProblems);
   rs.problems.push(...runExamples(build.plugins, build.cwd));
   const out = { report: (p: ProblemReport) => ctx.report(p) };
   for (const p of rs.problems) if (p.severity === "error") ctx.host.log.error(`[${p.plugin}] ${p.file ?? ""} ${p.path ?? ""}: ${p.message}`);
-  const rules = withSessionRules(rs, session);
+  const rules = rulesForCalls(rs, session);
   const prepared = callPreparer();
+  if (view) view.current = (tool) => grantsFor(rs, session, tool);
 
   build.hooks.collect.tapPromise(PLUGIN_NAME, async (collector) => {
     // Problems belong to this generation: they disappear when the rule is fixed.
@@ -25,41 +37,28 @@ export function tapBuild(ctx: PluginContext, session: RuleEntry[], build: BuildV
     for (const p of rs.problems) collector.problem(p);
   });
   build.hooks.exclude.tap({ name: PLUGIN_NAME, stage: POOL_STAGE_DENY }, (tool) => blanketDeny(rules(), tool));
-  build.hooks.seal.tap(PLUGIN_NAME, (pool) => reportUnknownTools(rs, pool, out.report));
-  build.hooks.readFilter.tap(PLUGIN_NAME, (prev, call) => readDenies(rules(), prev, call));
+  build.hooks.seal.tap(PLUGIN_NAME, (pool) => {
+    reportUnknownTools(rs, pool, out.report);
+    for (const p of refusedGrants(rs, pool)) out.report(p);
+  });
+  build.hooks.readFilter.tap(PLUGIN_NAME, (prev, call) => readDenies(rules(call), prev, call));
   build.hooks.deny.tap({ name: PLUGIN_NAME, stage: DENY_STAGE_SETTINGS }, (call) => {
     const p = prepared(call);
-    return denyDecision(rules(), p.view, p.facts);
+    return denyDecision(rules(call), p.view, p.facts);
   });
   build.hooks.permission.tap({ name: PLUGIN_NAME, stage: PERMISSION_STAGE_RULES }, (call) => {
     const p = prepared(call);
-    return rulesDecision(rules(), p.view, p.facts, () => call.readFilter() !== undefined);
+    return rulesDecision(rules(call), p.view, p.facts, () => call.readFilter() !== undefined);
   });
   build.hooks.permission.tap({ name: PLUGIN_NAME, stage: PERMISSION_STAGE_TOOL }, (call) => {
     const p = prepared(call);
-    return toolDecision(rules(), p.view, p.facts);
+    return toolDecision(rules(call), p.view, p.facts);
   });
   build.hooks.permission.tap({ name: PLUGIN_NAME, stage: PERMISSION_STAGE_FALLBACK }, (call) => {
     const p = prepared(call);
-    return fallbackDecision(rules(), p.view, p.facts);
+    return fallbackDecision(rules(call), p.view, p.facts);
   });
-}
-
-/** Session rules added after this build started still apply at once. */
-function withSessionRules(rs: RuleSet, session: RuleEntry[]): () => RuleSet {
-  let withSession: RuleSet = rs;
-  let seen = -1;
-  return (): RuleSet => {
-    if (seen !== session.length) {
-      seen = session.length;
-      withSession = session.length ? { ...rs, deny: [...rs.deny, ...pick(session, "deny")], ask: [...rs.ask, ...pick(session, "ask")], allow: [...rs.allow, ...pick(session, "allow")] } : rs;
-    }
-    return withSession;
-  };
-}
-
-function pick(session: RuleEntry[], b: RuleEntry["behavior"]): RuleEntry[] {
-  return session.filter((e) => e.behavior === b);
+  build.hooks.preToolUse.tap({ name: PLUGIN_NAME, stage: PRE_TOOL_USE_STAGE_GRANTS }, (pre) => refuseForeignHookAllows(pre, build.plugins, grants));
 }
 
 /** build.exclude: a deny rule naming the whole tool removes it from the pool. */

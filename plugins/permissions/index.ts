@@ -16,7 +16,8 @@ import { analyzeBash } from "../../lib/rules/bash.ts";
 import { PLUGIN_NAME } from "./decide.ts";
 import { EDIT_TOOLS, READ_TOOLS } from "../../lib/rules/rule.ts";
 import { makeEntry, type RuleEntry } from "./rules.ts";
-import { tapBuild } from "./build.ts";
+import { tapBuild, type GrantsView } from "./build.ts";
+import { PLUGIN_TRUST_SCHEMA } from "./grants.ts";
 
 /**
  * build.permission: the last word, after every other plugin's taps — dontAsk denies, otherwise an ask
@@ -29,8 +30,12 @@ export default definePlugin({
   apply(ctx) {
     // Session rules live in the plugin instance, so they survive rebuilds.
     const session: RuleEntry[] = [];
+    const grants: GrantsView = {};
+    ctx.contributeConfig("pluginTrust", PLUGIN_TRUST_SCHEMA);
+    // explain: which allow rules name a tool, where each came from, and whether it applies.
+    ctx.provide("permissions.grants", { forTool: (tool: Parameters<NonNullable<GrantsView["current"]>>[0]) => grants.current?.(tool) ?? [] });
     ctx.hooks.addPermissionRule.tap(PLUGIN_NAME, (update) => addPermissionRule(ctx, session, update));
-    ctx.hooks.build.tap(PLUGIN_NAME, (build) => tapBuild(ctx, session, build));
+    ctx.hooks.build.tap(PLUGIN_NAME, (build) => tapBuild(ctx, session, build, grants));
   },
 });
 
@@ -45,9 +50,11 @@ function addPermissionRule(ctx: PluginContext, session: RuleEntry[], update: Per
       added.push(text);
       continue;
     }
-    if (session.some((e) => e.behavior === update.behavior && e.source === text)) continue;
+    // A session approval belongs to the session that gave it ("allow always" on one serve client is not another's).
+    if (session.some((e) => e.behavior === update.behavior && e.source === text && e.sessionId === update.sessionId)) continue;
     const e = makeEntry(text, update.behavior, { plugin: "session", jsonPath: `/session/${update.behavior}/${session.length}`, rulesRoot: ctx.host.cwd }, problems);
     if (e) {
+      if (update.sessionId !== undefined) e.sessionId = update.sessionId;
       session.push(e);
       added.push(text);
     }

@@ -20,7 +20,14 @@ export interface RuleEntry {
   jsonPath: string;
   /** Anchor of `/path` patterns. */
   rulesRoot: string;
+  /** An allow rule of a plugin the user did not grant more: it reaches only this plugin's own tools. */
+  scope?: string;
+  /** A session rule ("allow always"): it applies only to calls of this host session. */
+  sessionId?: string;
 }
+
+/** What the user's own configuration grants a plugin beyond its own tools. */
+export type PluginGrant = "grant" | { allow: string[] };
 
 export interface RuleSet {
   deny: RuleEntry[];
@@ -35,7 +42,19 @@ export interface RuleSet {
 
 const BEHAVIORS: Behavior[] = ["deny", "ask", "allow"];
 
-export function collectRules(plugins: readonly LoadedPlugin[], session: readonly RuleEntry[]): RuleSet {
+/**
+ * A plugin from outside toolhost (npm, --plugin-dir, config `plugins`) may restrict anything, but its
+ * allow rules reach only its own tools unless `grants(id)` says the user gave it more. Bundled plugins,
+ * in-process plugins and the settings sources (config, settings files, session) are not scoped.
+ */
+export function scopeOf(lp: LoadedPlugin, text: unknown, grants: (id: string) => PluginGrant | undefined): string | undefined {
+  if (lp.kind !== "plugin" || lp.source.kind === "bundled") return undefined;
+  const g = grants(lp.id);
+  if (g === "grant" || (g && g.allow.includes(String(text).trim()))) return undefined;
+  return lp.id;
+}
+
+export function collectRules(plugins: readonly LoadedPlugin[], session: readonly RuleEntry[], grants: (id: string) => PluginGrant | undefined = () => undefined): RuleSet {
   const rs: RuleSet = { deny: [], ask: [], allow: [], additionalDirectories: [], problems: [] };
   for (const lp of plugins) {
     const comp = lp.components.permissions;
@@ -51,11 +70,14 @@ export function collectRules(plugins: readonly LoadedPlugin[], session: readonly
       list.forEach((text, i) => {
         const jsonPath = `${comp.jsonPath}/${behavior}/${i}`;
         const e = makeEntry(text, behavior, { plugin: lp.id, file: comp.file, jsonPath, rulesRoot: lp.rulesRoot }, rs.problems);
+        if (e && behavior === "allow") e.scope = scopeOf(lp, text, grants);
         if (e) rs[behavior].push(e);
       });
     }
     if ((v as { caseInsensitivePaths?: unknown }).caseInsensitivePaths === true) rs.caseInsensitivePaths = true;
-    for (const d of v.additionalDirectories ?? []) {
+    const dirsScoped = v.additionalDirectories !== undefined && scopeOf(lp, "", grants) !== undefined && grants(lp.id) !== "grant";
+    if (dirsScoped) rs.problems.push({ plugin: lp.id, file: comp.file, path: `${comp.jsonPath}/additionalDirectories`, message: `plugin "${lp.id}" may not widen the working directories (additionalDirectories is refused); grant it with pluginTrust: {"${lp.id}": "grant"} in your own toolhost config`, severity: "warning" });
+    for (const d of dirsScoped ? [] : (v.additionalDirectories ?? [])) {
       if (typeof d !== "string" || !d) continue;
       const abs = d === "~" || d.startsWith("~/") ? path.join(os.homedir(), d.slice(1)) : path.resolve(lp.rulesRoot, d);
       if (!rs.additionalDirectories.includes(abs)) rs.additionalDirectories.push(abs);

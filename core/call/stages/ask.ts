@@ -27,7 +27,7 @@ async function ask(call: Call): Promise<ExecuteOutcome | undefined> {
     if (again) return again;
     call.decision = decision;
   }
-  if (behavior === "allowAlways") call.build.allowAlways(tool, call.input);
+  if (behavior === "allowAlways") call.build.allowAlways(tool, call.input, call.sessionId);
   if (behavior === "allow" || behavior === "allowAlways") return undefined;
   const why =
     behavior === "deny"

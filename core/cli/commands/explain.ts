@@ -21,6 +21,7 @@ function text(e: Explanation): string[] {
   if (e.owner !== undefined) out.push(`  owner:  ${e.owner ? `plugin ${e.owner.plugin} (${e.owner.why})` : "none — the name is contested, so no tool serves it"}`);
   for (const l of e.lost ?? []) out.push(`  lost:   plugin ${l.plugin ?? "?"}${l.file ? ` (${l.file})` : ""}: ${l.reason}`);
   for (const note of e.notes ?? []) out.push(`  note:   ${note}`);
+  for (const g of e.grants ?? []) out.push(`  allow:  "${g.rule}" from ${g.plugin}${g.file ? ` ${g.file}` : ""} ${g.path}: ${g.applies}`);
   for (const a of e.also ?? []) if (!/^(conflict|name: )/.test(a.rule ?? "")) out.push(`  also:   ${a.reason}${a.plugin ? ` (plugin ${a.plugin})` : ""}`);
   return out;
 }

@@ -1,0 +1,116 @@
+/**
+ * Grants and their limits. A plugin from outside toolhost may restrict anything, but what it grants —
+ * allow rules in its manifest, a PreToolUse hook's `allow` — reaches only its own tools, unless the
+ * user's own configuration grants it more: `pluginTrust: { "<plugin>": "grant" | { "allow": [rules] } }`
+ * in a toolhost config the user named (createHost({config}), --config FILE) or in TOOLHOST_HOME/trust.json
+ * (`plugins`). A config found in the project is the repository's: its pluginTrust is refused.
+ * Session rules ("allow always") belong to the session that gave them.
+ */
+import type { BuildView, CallState, LoadedPlugin, PluginContext, PoolSnapshot, PreToolUseContext, ProblemReport, Tool } from "../../core/index.ts";
+import { where, type PluginGrant, type RuleEntry, type RuleSet } from "./rules.ts";
+
+export const PLUGIN_TRUST_SCHEMA = {
+  type: "object",
+  additionalProperties: {
+    oneOf: [{ const: "grant" }, { type: "object", properties: { allow: { type: "array", items: { type: "string" } } }, required: ["allow"], additionalProperties: false }],
+  },
+};
+
+function normal(v: unknown): PluginGrant | undefined {
+  if (v === "grant") return v;
+  if (v && typeof v === "object" && Array.isArray((v as { allow?: unknown }).allow)) return { allow: (v as { allow: unknown[] }).allow.filter((x): x is string => typeof x === "string") };
+  return undefined;
+}
+
+/** The user's grants for this build, and a warning when a project-found config tries to grant. */
+export function userGrants(ctx: PluginContext, build: BuildView, problems: ProblemReport[]): (id: string) => PluginGrant | undefined {
+  const opts = ctx.host.options as { config?: { pluginTrust?: Record<string, unknown> }; configFile?: string };
+  const merged = (build.config as { pluginTrust?: Record<string, unknown> }).pluginTrust;
+  const mine = opts.configFile ? merged : opts.config?.pluginTrust;
+  if (merged && !opts.configFile && merged !== opts.config?.pluginTrust) {
+    problems.push({ plugin: "permissions", path: "/pluginTrust", message: "pluginTrust in a toolhost config found in the project is refused (a repository may not grant its own plugins more); put it in a config you name with --config, createHost({config}) or TOOLHOST_HOME/trust.json", severity: "warning" });
+  }
+  const svc = ctx.host.service<{ pluginGrant(id: string): PluginGrant | undefined }>("workspace.trust");
+  return (id) => normal(mine?.[id]) ?? svc?.pluginGrant(id);
+}
+
+/** Does a rule name this tool (by name, alias, `mcp__server__*` or a name glob)? */
+export function namesTool(e: RuleEntry, tool: Tool): boolean {
+  const r = e.rule;
+  if (r.mcpServer !== undefined) return tool.name.startsWith(`mcp__${r.mcpServer}__`);
+  if (r.toolRe) return r.toolRe.test(tool.name);
+  return r.tool === tool.name || !!tool.aliases?.includes(r.tool);
+}
+
+/** check / tools --json: every plugin allow rule that names none of the plugin's own tools is refused, and says so. */
+export function refusedGrants(rs: RuleSet, pool: PoolSnapshot): ProblemReport[] {
+  const all = [...pool.byName.values()];
+  const out: ProblemReport[] = [];
+  for (const e of rs.allow) {
+    if (!e.scope) continue;
+    const own = all.filter((t) => t.plugin === e.scope);
+    if (own.some((t) => namesTool(e, t))) continue;
+    out.push({
+      plugin: e.plugin,
+      file: e.file,
+      path: e.jsonPath,
+      message: `allow rule "${e.source}" of plugin "${e.plugin}" is refused: a plugin may allow only its own tools (${own.map((t) => t.name).join(", ") || "it has none"}); to let it allow more, add pluginTrust: {"${e.plugin}": "grant"} (or {"allow": ["${e.source}"]}) to your own toolhost config (--config / createHost({config})) or TOOLHOST_HOME/trust.json`,
+      severity: "warning",
+    });
+  }
+  return out;
+}
+
+/** The rules one call sees: unscoped rules, its tool's plugin's own allow rules, and its session's rules. */
+export function rulesForCalls(rs: RuleSet, session: RuleEntry[]): (call?: CallState) => RuleSet {
+  let seen = -1;
+  const cache = new Map<string, RuleSet>();
+  return (call) => {
+    if (seen !== session.length) {
+      seen = session.length;
+      cache.clear();
+    }
+    const sid = call?.sessionId;
+    const owner = call?.tool?.plugin ?? "";
+    const key = `${sid ?? ""}\0${owner}`;
+    let v = cache.get(key);
+    if (!v) {
+      const mine = session.filter((e) => e.sessionId === undefined || (sid !== undefined && e.sessionId === sid));
+      const pick = (b: RuleEntry["behavior"]) => mine.filter((e) => e.behavior === b);
+      const allow = rs.allow.filter((e) => !e.scope || e.scope === owner);
+      v = !mine.length && allow.length === rs.allow.length ? rs : { ...rs, deny: [...rs.deny, ...pick("deny")], ask: [...rs.ask, ...pick("ask")], allow: [...allow, ...pick("allow")] };
+      cache.set(key, v);
+    }
+    return v;
+  };
+}
+
+/**
+ * build.preToolUse, after the command hooks: a PreToolUse `allow` from an outside plugin's hook counts
+ * only for that plugin's own tools (unless granted); a refused one is dropped and traced, so the call
+ * falls back to the rules (usually an ask). deny / ask / defer from any hook always count.
+ */
+export function refuseForeignHookAllows(pre: PreToolUseContext, plugins: readonly LoadedPlugin[], grants: (id: string) => PluginGrant | undefined): void {
+  const tool = pre.call.tool;
+  if (!tool) return;
+  for (let i = pre.decisions.length - 1; i >= 0; i--) {
+    const d = pre.decisions[i]!;
+    if (d.decision !== "allow") continue;
+    const id = d.source.split(": ")[0]!;
+    const lp = plugins.find((p) => p.id === id);
+    if (!lp || lp.kind !== "plugin" || lp.source.kind === "bundled" || tool.plugin === id || grants(id) === "grant") continue;
+    (pre.decisions as Array<(typeof pre.decisions)[number]>).splice(i, 1);
+    pre.addContext(`toolhost: the PreToolUse hook of plugin "${id}" allowed ${tool.name}, which is not its own tool; its allow is refused (the user's pluginTrust did not grant it) and the call's rules decide`, "permissions");
+  }
+}
+
+/** explain: the allow rules that name a tool, where each came from, and whether it applies. */
+export function grantsFor(rs: RuleSet, session: readonly RuleEntry[], tool: Tool): Array<{ rule: string; plugin: string; file: string | null; path: string; applies: string }> {
+  const out = [];
+  for (const e of [...rs.allow, ...session.filter((s) => s.behavior === "allow")]) {
+    if (!namesTool(e, tool) && !(e.rule.kind !== "tool" && e.rule.tool === tool.name)) continue;
+    const applies = e.sessionId ? `only in session ${e.sessionId}` : e.scope ? (e.scope === tool.plugin ? `yes (plugin "${e.scope}"'s own tool)` : `refused: plugin "${e.scope}" may allow only its own tools`) : `yes (${where(e)})`;
+    out.push({ rule: e.source, plugin: e.plugin, file: e.file ?? null, path: e.jsonPath, applies });
+  }
+  return out;
+}
