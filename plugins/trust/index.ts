@@ -24,12 +24,15 @@ export interface WorkspaceTrust {
 }
 
 /** CLI commands that may prompt: never `serve` (stdin is the protocol), `watch` or `trust` itself. */
+const GLOBAL_VALUES = new Set(["--cwd", "--config", "--plugin-dir", "--mode"]);
 const PROMPTING = new Set(["tools", "call", "explain", "check", "hooks", "search", "agents"]);
 
 function cliMayPrompt(): boolean {
   const bin = path.basename(process.argv[1] ?? "");
   if (bin !== "toolhost" && bin !== "toolhost.mjs") return false;
-  const cmd = process.argv.slice(2).find((a) => !a.startsWith("-"));
+  const args = process.argv.slice(2);
+  // the first word that is neither a flag nor a global flag's value
+  const cmd = args.find((a, i) => !a.startsWith("-") && !GLOBAL_VALUES.has(args[i - 1] ?? ""));
   return !!cmd && PROMPTING.has(cmd) && !!process.stdin.isTTY && !!process.stderr.isTTY;
 }
 
