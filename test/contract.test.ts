@@ -106,7 +106,7 @@ describe("one dispatch path for every tool source", () => {
 
 describe("calls arriving over MCP take the same path", () => {
   it("toolhost serve: built-in, plugin, MCP and ToolSearch-loaded calls all run every stage", async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [path.join(REPO, "bin/toolhost.mjs"), "serve", "--cwd", root, "--no-watch"], stderr: "pipe" });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [path.join(REPO, "bin/toolhost.mjs"), "serve", "--cwd", root, "--no-watch"], env: { ...process.env } as Record<string, string>, stderr: "pipe" }); // keeps the suite's trusted TOOLHOST_HOME
     const client = new Client({ name: "contract", version: "1.0.0" });
     await client.connect(transport);
     try {

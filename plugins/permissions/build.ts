@@ -8,7 +8,7 @@ import { readDenyFilter } from "../../lib/rules/match.ts";
 import { denyDecision, factsFor, fallbackDecision, PLUGIN_NAME, rulesDecision, toolDecision, type CallView } from "./decide.ts";
 import { runExamples } from "./examples.ts";
 import { collectRules, unknownToolWarnings, where, type RuleEntry, type RuleSet } from "./rules.ts";
-import { grantsFor, refusedGrants, refuseForeignHookAllows, rulesForCalls, userGrants } from "./grants.ts";
+import { grantsFor, projectConfigGate, refusedGrants, refuseForeignHookAllows, rulesForCalls, userGrants } from "./grants.ts";
 
 /** build.preToolUse: after every command hook (COMMAND_HOOKS_STAGE), so their allows are all in. */
 const PRE_TOOL_USE_STAGE_GRANTS = 1000;
@@ -22,7 +22,8 @@ type Prepared = { call: CallState; tool: CallState["tool"]; input: unknown; view
 export function tapBuild(ctx: PluginContext, session: RuleEntry[], build: BuildView, view?: GrantsView): void {
   const grantProblems: ProblemReport[] = [];
   const grants = userGrants(ctx, build, grantProblems);
-  const rs = collectRules(build.plugins, [], grants);
+  const withhold = projectConfigGate(ctx, build.plugins, grantProblems);
+  const rs = collectRules(build.plugins, [], { grants, withhold });
   rs.problems.push(...grantProblems);
   rs.problems.push(...runExamples(build.plugins, build.cwd));
   const out = { report: (p: ProblemReport) => ctx.report(p) };

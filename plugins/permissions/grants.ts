@@ -6,6 +6,8 @@
  * (`plugins`). A config found in the project is the repository's: its pluginTrust is refused.
  * Session rules ("allow always") belong to the session that gave them.
  */
+import fs from "node:fs";
+import path from "node:path";
 import type { BuildView, CallState, LoadedPlugin, PluginContext, PoolSnapshot, PreToolUseContext, ProblemReport, Tool } from "../../core/index.ts";
 import { where, type PluginGrant, type RuleEntry, type RuleSet } from "./rules.ts";
 
@@ -113,4 +115,34 @@ export function grantsFor(rs: RuleSet, session: readonly RuleEntry[], tool: Tool
     out.push({ rule: e.source, plugin: e.plugin, file: e.file ?? null, path: e.jsonPath, applies });
   }
   return out;
+}
+
+/**
+ * A toolhost config found in the project (not named with --config, not createHost's inline config) is the
+ * repository's: in an untrusted workspace its allow rules and additionalDirectories are withheld, as
+ * .claude/settings.json's are (the claude-settings plugin). Returns the filter and reports what it withheld.
+ */
+const SAID = new WeakMap<PluginContext, Set<string>>();
+
+export function projectConfigGate(ctx: PluginContext, plugins: readonly LoadedPlugin[], problems: ProblemReport[]): (lp: LoadedPlugin, text: unknown) => boolean {
+  const opts = ctx.host.options as { configFile?: string; config?: { permissions?: { allow?: unknown[] } }; trustWorkspace?: unknown };
+  const cfg = plugins.find((p) => p.id === "config" && p.kind === "config");
+  const file = cfg?.manifestFile;
+  if (!cfg || opts.configFile || !file || !fs.existsSync(file) || path.relative(ctx.host.cwd, file).startsWith("..")) return () => false;
+  const svc = ctx.host.service<{ state(): { trusted: boolean; by: string } }>("workspace.trust");
+  const state = svc?.state() ?? { trusted: opts.trustWorkspace === true, by: "the trust plugin is not active" };
+  if (state.trusted) return () => false;
+  const inline = new Set((opts.config?.permissions?.allow ?? []).map(String));
+  const v = cfg.components.permissions?.value;
+  const held = (v?.allow ?? []).filter((t) => !inline.has(String(t)));
+  if (held.length || v?.additionalDirectories !== undefined) {
+    const what = [held.length ? `${held.length} allow rule${held.length > 1 ? "s" : ""} (${held.slice(0, 3).map((t) => JSON.stringify(t)).join(", ")}${held.length > 3 ? ", …" : ""})` : "", v?.additionalDirectories !== undefined ? "permissions.additionalDirectories" : ""].filter(Boolean).join(" and ");
+    const message = `workspace ${ctx.host.cwd} is not trusted (${state.by}); not applied: ${what} of the toolhost config found in the project. Trust it with \`toolhost trust ${ctx.host.cwd}\`, or name your own config with --config`;
+    problems.push({ plugin: "trust", file, path: cfg.components.permissions?.jsonPath ?? "/permissions", message, severity: "warning" });
+    // said once per host on stderr, as the claude-settings plugin does for the settings files
+    const said = SAID.get(ctx) ?? new Set<string>();
+    SAID.set(ctx, said);
+    if (!said.has(message)) said.add(message), ctx.host.log.warn(`toolhost: ${message}`);
+  }
+  return (lp, text) => lp === cfg && (text === "" || !inline.has(String(text)));
 }

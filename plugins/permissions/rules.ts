@@ -54,7 +54,16 @@ export function scopeOf(lp: LoadedPlugin, text: unknown, grants: (id: string) =>
   return lp.id;
 }
 
-export function collectRules(plugins: readonly LoadedPlugin[], session: readonly RuleEntry[], grants: (id: string) => PluginGrant | undefined = () => undefined): RuleSet {
+/** Grant-side filters of one build: what the user granted plugins, and allow rules an untrusted workspace withholds. */
+export interface GrantPolicy {
+  grants?: (id: string) => PluginGrant | undefined;
+  /** True for an allow rule (or additionalDirectories, text "") the workspace's trust withholds. */
+  withhold?: (lp: LoadedPlugin, text: unknown) => boolean;
+}
+
+export function collectRules(plugins: readonly LoadedPlugin[], session: readonly RuleEntry[], policy: GrantPolicy = {}): RuleSet {
+  const grants = policy.grants ?? (() => undefined);
+  const withhold = policy.withhold ?? (() => false);
   const rs: RuleSet = { deny: [], ask: [], allow: [], additionalDirectories: [], problems: [] };
   for (const lp of plugins) {
     const comp = lp.components.permissions;
@@ -68,6 +77,7 @@ export function collectRules(plugins: readonly LoadedPlugin[], session: readonly
         continue;
       }
       list.forEach((text, i) => {
+        if (behavior === "allow" && withhold(lp, text)) return;
         const jsonPath = `${comp.jsonPath}/${behavior}/${i}`;
         const e = makeEntry(text, behavior, { plugin: lp.id, file: comp.file, jsonPath, rulesRoot: lp.rulesRoot }, rs.problems);
         if (e && behavior === "allow") e.scope = scopeOf(lp, text, grants);
@@ -77,7 +87,7 @@ export function collectRules(plugins: readonly LoadedPlugin[], session: readonly
     if ((v as { caseInsensitivePaths?: unknown }).caseInsensitivePaths === true) rs.caseInsensitivePaths = true;
     const dirsScoped = v.additionalDirectories !== undefined && scopeOf(lp, "", grants) !== undefined && grants(lp.id) !== "grant";
     if (dirsScoped) rs.problems.push({ plugin: lp.id, file: comp.file, path: `${comp.jsonPath}/additionalDirectories`, message: `plugin "${lp.id}" may not widen the working directories (additionalDirectories is refused); grant it with pluginTrust: {"${lp.id}": "grant"} in your own toolhost config`, severity: "warning" });
-    for (const d of dirsScoped ? [] : (v.additionalDirectories ?? [])) {
+    for (const d of dirsScoped || withhold(lp, "") ? [] : (v.additionalDirectories ?? [])) {
       if (typeof d !== "string" || !d) continue;
       const abs = d === "~" || d.startsWith("~/") ? path.join(os.homedir(), d.slice(1)) : path.resolve(lp.rulesRoot, d);
       if (!rs.additionalDirectories.includes(abs)) rs.additionalDirectories.push(abs);

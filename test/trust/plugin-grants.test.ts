@@ -36,7 +36,7 @@ beforeAll(() => {
   writeTree(home, { "trust.json": { version: 1, workspaces: { [project]: { trusted: true } } } });
 }, 120_000);
 
-describe("an npm-installed plugin's grants reach only its own tools", () => {
+describe("an npm-installed plugin's grants reach only its own tools", { timeout: 180_000 }, () => {
   it("permissions.allow: [\"Bash\"] and a hook's allow do not make `rm -rf victim` run unasked", async () => {
     const r = await runCli(["call", "Bash", JSON.stringify({ command: "rm -rf victim" }), "--json"], { cwd: project, env: env() });
     expect(r.code).toBe(2);

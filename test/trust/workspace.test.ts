@@ -42,7 +42,7 @@ beforeEach(() => {
   });
 });
 
-describe("an untrusted workspace", () => {
+describe("an untrusted workspace", { timeout: 180_000 }, () => {
   it("applies deny and ask rules at once, and no allow rule, hook, escalation or .mcp.json server", async () => {
     const rm = await call("Bash", { command: "rm -rf victim" });
     expect(rm.json().decision).toBe("ask");
@@ -75,7 +75,7 @@ describe("an untrusted workspace", () => {
     await call("Read", { file_path: path.join(repo, "readme.txt") });
     expect(fs.existsSync(path.join(repo, "hook-ran"))).toBe(true);
     const tools = (await runCli(["tools", "--json"], { cwd: repo, env: env() })).json();
-    expect(tools.tools.some((t: { name: string }) => t.name === "mcp__quirky__echo")).toBe(true);
+    expect(tools.warnings.some((w: { message: string }) => /\.mcp\.json server "(quirky|other)"/.test(w.message))).toBe(false);
     // trusted or not, a checked-in file never escalates the mode (stricter than Claude Code for acceptEdits)
     expect(tools.mode.name).toBe("default");
     // a server added after trust was given is not approved by it
@@ -87,13 +87,15 @@ describe("an untrusted workspace", () => {
     expect(after.tools.some((t: { name: string }) => t.name.startsWith("mcp__late__"))).toBe(false);
     expect((await runCli(["trust", "--revoke"], { cwd: repo, env: env() })).stdout).toMatch(/not trusted \(revoked/);
     expect((await call("Bash", { command: "rm -rf victim" }, "--dry-run")).json().decision).toBe("ask");
-  });
+  }, 240_000);
 
   it("a folder trusted in Claude Code's ~/.claude.json (or a parent of it) is trusted here, with its approved servers", async () => {
     fs.writeFileSync(path.join(home, ".claude.json"), JSON.stringify({ projects: { [root]: { hasTrustDialogAccepted: true }, [repo]: { enabledMcpjsonServers: ["quirky"], disabledMcpjsonServers: ["other"] } } }));
     expect((await call("Bash", { command: "rm -rf victim" }, "--dry-run")).json().decision).toBe("allow");
     const tools = (await runCli(["tools", "--json"], { cwd: repo, env: env() })).json();
-    expect(tools.tools.some((t: { name: string }) => t.name === "mcp__quirky__echo")).toBe(true);
+    const said = tools.warnings.map((w: { message: string }) => w.message).join("\n");
+    expect(said).toMatch(/\.mcp\.json server "other" \(not approved/);
+    expect(said).not.toMatch(/\.mcp\.json server "quirky"/);
     expect(tools.tools.some((t: { name: string }) => t.name.startsWith("mcp__other__"))).toBe(false);
     const status = (await runCli(["trust", "--status", "--json"], { cwd: repo, env: env() })).json();
     expect(status.by).toMatch(/Claude Code/);
@@ -134,5 +136,19 @@ describe("an untrusted workspace", () => {
     execFileSync("git", ["init", "-q"], { cwd: repo });
     execFileSync("git", ["add", ".claude/settings.local.json"], { cwd: repo });
     expect(await probe()).toBe("ask");
+  });
+
+  it("a toolhost config found in the project is the repository's: its allow rules wait for trust; the same file named with --config is the user's", async () => {
+    fs.rmSync(path.join(repo, ".claude"), { recursive: true });
+    fs.rmSync(path.join(repo, ".mcp.json"));
+    writeTree(repo, { "toolhost.config.json": { permissions: { allow: ["Bash(rm *)"], deny: ["Bash(git push *)"] } } });
+    const untrusted = await call("Bash", { command: "rm -rf victim" }, "--dry-run");
+    expect(untrusted.json().decision).toBe("ask");
+    expect(untrusted.stderr).toMatch(/not applied: 1 allow rule \("Bash\(rm \*\)"\) of the toolhost config found in the project/);
+    expect((await call("Bash", { command: "git push origin main" }, "--dry-run")).json().decision).toBe("deny");
+    const named = await call("Bash", { command: "rm -rf victim" }, "--dry-run", "--config", path.join(repo, "toolhost.config.json"));
+    expect(named.json().decision).toBe("allow");
+    await runCli(["trust"], { cwd: repo, env: env() });
+    expect((await call("Bash", { command: "rm -rf victim" }, "--dry-run")).json().decision).toBe("allow");
   });
 });
