@@ -67,11 +67,17 @@ export function refusedGrants(rs: RuleSet, pool: PoolSnapshot): ProblemReport[] 
 export function rulesForCalls(rs: RuleSet, session: RuleEntry[]): (call?: CallState) => RuleSet {
   let seen = -1;
   const cache = new Map<string, RuleSet>();
+  let lastCall: CallState | undefined;
+  let lastTool: unknown;
+  let last: RuleSet = rs;
   return (call) => {
     if (seen !== session.length) {
       seen = session.length;
       cache.clear();
+      lastCall = undefined;
     }
+    // the four permission taps of one call ask in a row: answer them from the last lookup
+    if (call && call === lastCall && call.tool === lastTool) return last;
     const sid = call?.sessionId;
     const owner = call?.tool?.plugin ?? "";
     const key = `${sid ?? ""}\0${owner}`;
@@ -83,6 +89,7 @@ export function rulesForCalls(rs: RuleSet, session: RuleEntry[]): (call?: CallSt
       v = !mine.length && allow.length === rs.allow.length ? rs : { ...rs, deny: [...rs.deny, ...pick("deny")], ask: [...rs.ask, ...pick("ask")], allow: [...allow, ...pick("allow")] };
       cache.set(key, v);
     }
+    if (call) (lastCall = call), (lastTool = call.tool), (last = v);
     return v;
   };
 }
