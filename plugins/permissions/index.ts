@@ -46,9 +46,18 @@ function addPermissionRule(ctx: PluginContext, session: RuleEntry[], update: Per
   const added: string[] = [];
   for (const text of texts) {
     if (update.destination !== "session") {
-      persistRule(ctx.host.cwd, update, text);
-      added.push(text);
-      continue;
+      const failed = persistRule(ctx.host.cwd, update, text);
+      if (!failed) {
+        added.push(text);
+        continue;
+      }
+      // Not written (full disk, unreadable file): said once per file and reason; the approval still holds for this session.
+      const key = `${failed.file}: ${failed.message}`;
+      if (!persistFailures.has(key)) {
+        persistFailures.add(key);
+        ctx.report({ file: failed.file, path: `/permissions/${update.behavior}`, message: `could not save "${text}" to ${failed.file} (${failed.message}); it applies to this session only`, severity: "warning" });
+        ctx.host.log.error(`[${PLUGIN_NAME}] could not save "${text}" to ${failed.file}: ${failed.message}; kept for this session only`);
+      }
     }
     // A session approval belongs to the session that gave it ("allow always" on one serve client is not another's).
     if (session.some((e) => e.behavior === update.behavior && e.source === text && e.sessionId === update.sessionId)) continue;
@@ -94,13 +103,31 @@ export function narrowRule(u: PermissionRuleUpdate, cwd: string): string[] {
 }
 
 /** localSettings / projectSettings: append the rule to .claude/settings(.local).json. */
-function persistRule(cwd: string, u: PermissionRuleUpdate, text: string): void {
+const persistFailures = new Set<string>();
+
+/**
+ * Append the rule to the settings file as Claude Code does, atomically (temp file + rename: a full disk never
+ * truncates the user's settings). Returns what went wrong instead of throwing.
+ */
+function persistRule(cwd: string, u: PermissionRuleUpdate, text: string): { file: string; message: string } | undefined {
   const file = path.join(cwd, ".claude", u.destination === "localSettings" ? "settings.local.json" : "settings.json");
-  let value: Record<string, any> = {};
-  if (fs.existsSync(file)) value = JSON.parse(fs.readFileSync(file, "utf8"));
-  value.permissions ??= {};
-  const list: string[] = (value.permissions[u.behavior] ??= []);
-  if (!list.includes(text)) list.push(text);
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, JSON.stringify(value, null, 2) + "\n");
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    let value: Record<string, any> = {};
+    if (fs.existsSync(file)) value = JSON.parse(fs.readFileSync(file, "utf8"));
+    value.permissions ??= {};
+    const list: string[] = (value.permissions[u.behavior] ??= []);
+    if (!list.includes(text)) list.push(text);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(tmp, JSON.stringify(value, null, 2) + "\n");
+    fs.renameSync(tmp, file);
+    return undefined;
+  } catch (e) {
+    try {
+      fs.rmSync(tmp, { force: true });
+    } catch {
+      // the temp file could not even be made
+    }
+    return { file, message: (e as Error).message };
+  }
 }
