@@ -66,6 +66,8 @@ export async function testHost(options: TestHostOptions = {}): Promise<TestHost>
     config: options.config,
     mode: options.mode,
     dataHome: path.join(dir, ".toolhost-data"),
+    // The scratch project is the test author's own: trusted, so its settings' allow rules and hooks apply.
+    trustWorkspace: true,
     ...options.hostOptions,
   });
   const run = async (tool: string, input: unknown, o: ExecuteOptions = {}): Promise<TestOutcome> => {

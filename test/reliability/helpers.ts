@@ -133,7 +133,11 @@ export interface Served {
 
 export async function startServe(dir: string, probeMs: number): Promise<Served> {
   const probe = path.join(dir, "probe.jsonl");
-  const env = { ...process.env, TOOLHOST_DEBUG: "1", SOAK_PROBE_FILE: probe, SOAK_PROBE_MS: String(probeMs), TOOLHOST_HOME: path.join(dir, ".toolhost-home") };
+  const home = path.join(dir, ".toolhost-home");
+  // The soak's project is our own: trusted in its toolhost store, so its config's allow rules apply (workspace trust).
+  fs.mkdirSync(home, { recursive: true });
+  fs.writeFileSync(path.join(home, "trust.json"), JSON.stringify({ version: 1, workspaces: { [dir]: { trusted: true, at: new Date().toISOString(), mcpServers: { all: true } } } }));
+  const env = { ...process.env, TOOLHOST_DEBUG: "1", SOAK_PROBE_FILE: probe, SOAK_PROBE_MS: String(probeMs), TOOLHOST_HOME: home };
   const proc = spawn(process.execPath, ["--expose-gc", "--import", pathToFileURL(PROBE).href, BIN, "serve", "--http", "0", "--cwd", dir], { stdio: ["ignore", "ignore", "pipe"], env });
   const tail: string[] = [];
   let changes = 0;
