@@ -89,7 +89,7 @@ export interface HostConfig {
   toolSet?: string;
   output?: { maxChars?: number; perTool?: Record<string, number>; [k: string]: unknown };
   transcript?: string;
-  /** agents-md plugin: instruction file names to compile (default ["AGENTS.md"]). */
+  /** agents-md plugin: instruction file names to compile (default AGENTS.md, AGENTS.override.md, CLAUDE.md, CLAUDE.local.md). */
   agentsMd?: { files?: string[] };
   [key: string]: unknown;
 }

@@ -52,6 +52,8 @@ async function hostFor(L: Layout, mode: string): Promise<Host> {
     config: { disabledPlugins: ["tool-search", "mcp", "lsp", "watch", "transcript"] },
     plugins: [mcpPlugin],
     debounceMs: 5,
+    // Claude Code was recorded in a trusted workspace (cc-oracle README); so is every case here, in and out of vitest.
+    trustWorkspace: true,
   });
 }
 
