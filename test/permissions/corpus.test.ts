@@ -81,8 +81,9 @@ const cases: Case[] = [
   ["prefix allow", { allow: ["Bash(npm run *)"] }, "Bash", "npm run build", "allow"],
   ["trailing ' *' also matches the bare command", { allow: ["Bash(npm run *)"] }, "Bash", "npm run", "allow"],
   ["word boundary: npm run * ≠ npm runx", { allow: ["Bash(npm run *)"] }, "Bash", "npm runx", "ask"],
-  ["word boundary: ls * does not match lsof", { allow: ["Bash(ls *)"] }, "Bash", "lsof -i", "ask"],
-  ["no boundary: ls* matches lsof", { allow: ["Bash(ls*)"] }, "Bash", "lsof -i", "allow"],
+  // lsblk, not lsof: `lsof -i` became read-only (allowed unasked, as in Claude Code), which would hide the rule's boundary.
+  ["word boundary: ls * does not match lsblk", { allow: ["Bash(ls *)"] }, "Bash", "lsblk -f", "ask"],
+  ["no boundary: ls* matches lsblk", { allow: ["Bash(ls*)"] }, "Bash", "lsblk -f", "allow"],
   ["legacy :* prefix", { allow: ["Bash(git commit:*)"] }, "Bash", "git commit -m wip", "allow"],
   ["legacy :* matches the bare command", { allow: ["Bash(git commit:*)"] }, "Bash", "git commit", "allow"],
   ["legacy :* is special only at the end", { allow: ["Bash(git:* push)"] }, "Bash", "git:x push", "allow"],

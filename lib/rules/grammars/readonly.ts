@@ -114,6 +114,14 @@ export const READ_ONLY_SPECS: Record<string, Spec> = {
   date: { opts: "RuI:: d: f: r: --date=>d --file=>f --iso-8601=?>I --rfc-3339= --rfc-email>R --reference=>r --utc>u --universal>u --debug --resolution --help --version", operands: "data", readOpts: ["f", "r"], check: dateCheck },
   whoami: { opts: "", operands: "none" },
   id: { opts: "agGnruzZ --group>g --groups>G --name>n --real>r --user>u --zero>z --context>Z", operands: "data" },
+  // Process and system state: they print, read no file content and run nothing (Claude Code allows them unasked).
+  ps: { opts: "AaedfFHjlLMNrTuvwxXyZcm e: p: u: U: g: G: o: O: t: C: q: s: k: --pid= --ppid= --user= --User= --group= --Group= --sid= --tty= --forest --sort= --format= --no-headers --headers --cols= --columns= --width= --lines= --rows= --cumulative --deselect --help --version", operands: "data" },
+  lsof: { opts: "nPtlbwhRUVXKoOsSTMlaNQ i:: c: p: u: g: d: s:: T:: k: r:: +D: +d: -L --help", operands: "read" },
+  free: { opts: "bkmghltwvL s: c: --bytes>b --kibi>k --mebi>m --gibi>g --tebi --pebi --kilo --mega --giga --tera --peta --human>h --si --lohi>l --line>L --total>t --wide>w --committed>v --seconds=>s --count=>c --help --version", operands: "none" },
+  uptime: { opts: "psh --pretty>p --since>s --container>c --raw>r --help>h --version>V", operands: "none" },
+  sleep: { opts: "--help --version", operands: "data", max: 1 },
+  // Only the version or help of a runtime: any other word (a script, -e, -p …) makes it not read-only.
+  node: { opts: "vh --version>v --help>h", operands: "none" },
   uname: { opts: "asnrvmpio --all>a --kernel-name>s --nodename>n --kernel-release>r --kernel-version>v --machine>m --processor>p --hardware-platform>i --operating-system>o", operands: "none" },
   hostname: { opts: "aAdfiIsyv --alias>a --all-fqdns>A --domain>d --fqdn>f --long>f --ip-address>i --all-ip-addresses>I --short>s --yp>y --nis>y --verbose>v", operands: "none" },
   seq: { opts: "w s: f: --separator=>s --format=>f --equal-width>w", operands: "data" },
