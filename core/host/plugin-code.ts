@@ -11,6 +11,7 @@ import type { LoadedPlugin, PluginDefinition } from "../types.ts";
 import { pluginVars, sanitizeId, toolhostHome } from "../manifest/paths.ts";
 import { isPluginDefinition } from "../plugin.ts";
 import { importFresh } from "../../lib/fresh-import.ts";
+import { PACKAGE_ROOT } from "../manifest/sources.ts";
 
 export function inlineRecord(def: PluginDefinition, cwd: string): LoadedPlugin {
   const dataDir = path.join(toolhostHome(), "plugins", "data", sanitizeId(def.name));
@@ -128,7 +129,10 @@ function cacheLost(dir: string, e: unknown): false {
  * cannot be written: probed once, and a write that fails mid-load is retried without it (which stays off).
  */
 export async function importCached(file: string, opts: { moduleCache: boolean; interopDefault: boolean }, freshRoot?: string): Promise<unknown> {
-  const load = (fsCache: string | false) => (freshRoot ? importFresh(file, freshRoot, { ...opts, fsCache }) : createJiti(import.meta.url, { ...opts, fsCache }).import(file));
+  // `import … from "toolhost"` (and toolhost/rules, /testing, /adapters) in a plugin module is the host's own copy,
+  // wherever the plugin lives: a plugin outside any node_modules that holds toolhost still loads.
+  const o = { ...opts, alias: { toolhost: PACKAGE_ROOT } };
+  const load = (fsCache: string | false) => (freshRoot ? importFresh(file, freshRoot, { ...o, fsCache }) : createJiti(import.meta.url, { ...o, fsCache }).import(file));
   const fsCache = jitiCache();
   try {
     return await load(fsCache);

@@ -69,6 +69,18 @@ describe("toolhost init", () => {
     expect(th(["call", "word_count", '{"path": "a.txt"}'], project).stdout).toContain("1 lines, 2 words");
   }, 120_000);
 
+  it("a plugin outside any node_modules that holds toolhost resolves `toolhost` (and subpaths) to the host's own copy", () => {
+    const far = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "th-far-")), "far");
+    fs.mkdirSync(far);
+    fs.writeFileSync(path.join(far, "toolhost.plugin.json"), JSON.stringify({ name: "far", tools: ["./tools.ts"], main: "./main.mjs" }));
+    fs.writeFileSync(path.join(far, "tools.ts"), `import { defineTool } from "toolhost";\nimport { matchesRule } from "toolhost/rules";\nexport default defineTool({ name: "far_tool", description: "d", inputSchema: { type: "object", properties: { x: { type: "string" } }, required: ["x"] }, isReadOnly: true, call: (i) => "far " + i.x + " " + typeof matchesRule });\n`);
+    fs.writeFileSync(path.join(far, "main.mjs"), `import { definePlugin } from "toolhost";\nexport default definePlugin({ name: "far", apply() {} });\n`);
+    const c = th(["check", far], os.tmpdir());
+    expect(c.status, c.stdout + c.stderr).toBe(0);
+    const call = th(["--plugin-dir", far, "call", "far_tool", '{"x": "y"}'], os.tmpdir());
+    expect(call.stdout.trim()).toBe("far y function");
+  });
+
   it("refuses to overwrite without --force and refuses a bad name", () => {
     const again = th(["init", dir], os.tmpdir());
     expect(again.status).toBe(3);
