@@ -73,3 +73,15 @@ export function alive(pid: number | undefined): boolean {
     return false;
   }
 }
+
+/** mulberry32: a small seeded PRNG, so a fuzz failure replays exactly (fixed seeds in test/reliability). */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

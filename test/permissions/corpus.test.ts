@@ -10,6 +10,7 @@ import { defineTool, type LoadedPlugin, type Tool } from "../../core/index.ts";
 import { evaluate } from "../../plugins/permissions/decide.ts";
 import { collectRules } from "../../plugins/permissions/rules.ts";
 import { tempProject } from "./helpers.ts";
+import { settingsPlugin } from "./decide-helper.ts";
 
 const cwd = tempProject({
   ".env": "SECRET=1",
@@ -45,22 +46,7 @@ const tools: Record<string, Partial<Tool>> = {
   WebFetch: { isReadOnly: true, checkPermissions: () => ({ behavior: "ask", reason: "web access" }) },
 };
 
-function plugin(rules: Rules): LoadedPlugin {
-  return {
-    id: "settings:project",
-    kind: "settings",
-    root: path.join(cwd, ".claude"),
-    source: { kind: "settings", path: path.join(cwd, ".claude", "settings.json") },
-    manifest: {},
-    dataDir: os.tmpdir(),
-    env: {},
-    rulesRoot: cwd,
-    components: { hooks: [], mcpServers: [], lspServers: [], tools: [], permissions: { file: path.join(cwd, ".claude", "settings.json"), jsonPath: "/permissions", value: rules } },
-    problems: [],
-    failed: false,
-    order: 0,
-  };
-}
+const plugin = (rules: Rules): LoadedPlugin => settingsPlugin(cwd, rules);
 
 function decide(rules: Rules, toolName: string, input: Case[3], mode = "default") {
   const rs = collectRules([plugin(rules)], []);

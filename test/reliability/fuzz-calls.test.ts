@@ -7,22 +7,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHost, definePlugin, defineTool, type ExecuteOutcome, type Host } from "../../core/index.ts";
 import { tmpdir } from "../helpers.ts";
+import { seededRandom as prng } from "../helpers.ts";
 
 const SEED = 0x5eed12;
 const CALLS = 3000;
 const STATUSES = new Set(["ok", "tool-error", "denied", "blocked", "not-approved", "unknown-tool", "invalid-input", "dry-run"]);
 
-/** mulberry32: a small seeded PRNG, so a failure replays exactly. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const nest = (n: number, arr: boolean) => {
   let o: unknown = arr ? [] : {};

@@ -11,21 +11,12 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { createHost, resultText, type Host, type ProblemReport } from "../../core/index.ts";
+import { seededRandom as rng } from "../helpers.ts";
 
 const SEED = Number(process.env.FUZZ_SEED) || 20261202;
 const HOSTS = Number(process.env.FUZZ_HOSTS) || 60;
 const PER_HOST = 40;
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
