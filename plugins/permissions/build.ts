@@ -59,7 +59,11 @@ export function tapBuild(ctx: PluginContext, session: RuleEntry[], build: BuildV
     const p = prepared(call);
     return fallbackDecision(rules(call), p.view, p.facts);
   });
-  build.hooks.preToolUse.tap({ name: PLUGIN_NAME, stage: PRE_TOOL_USE_STAGE_GRANTS }, (pre) => refuseForeignHookAllows(pre, build.plugins, grants));
+  // Only an outside plugin's hook allow is ever refused: with none loaded, no preToolUse tap (a tapped
+  // preToolUse costs every call its PreToolUse context).
+  if (build.plugins.some((p) => p.kind === "plugin" && p.source.kind !== "bundled")) {
+    build.hooks.preToolUse.tap({ name: PLUGIN_NAME, stage: PRE_TOOL_USE_STAGE_GRANTS }, (pre) => refuseForeignHookAllows(pre, build.plugins, grants));
+  }
 }
 
 /** build.exclude: a deny rule naming the whole tool removes it from the pool. */
