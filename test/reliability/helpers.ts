@@ -35,6 +35,8 @@ export interface SoakOptions {
   bucketMs: number;
   /** Inject a fault (round-robin over FAULT_KINDS) after every this many config rewrites; 0: none. */
   faultEvery: number;
+  /** Keep calling past `calls` (within durationMs) until this many faults were injected and repaired: a fast machine finishes the calls before the reload loop reaches every fault kind. */
+  minFaults?: number;
   log?: (line: string) => void;
 }
 
@@ -448,13 +450,14 @@ function judgeFaults(faults: Fault[], stats: CallStat[]): { expected: Set<CallSt
   return { expected };
 }
 
-async function loadPhase(clients: SoakClient[], opts: SoakOptions, stats: CallStat[]): Promise<void> {
+async function loadPhase(clients: SoakClient[], opts: SoakOptions, stats: CallStat[], faults: Fault[]): Promise<void> {
   const deadline = Date.now() + opts.durationMs;
+  const faultsLeft = () => faults.filter((f) => f.repairedAt !== undefined).length < (opts.minFaults ?? 0);
   let started = 0;
   let nextLog = Date.now() + opts.bucketMs;
   await Promise.all(
     clients.map(async (c) => {
-      while (started < opts.calls && Date.now() < deadline) {
+      while ((started < opts.calls || faultsLeft()) && Date.now() < deadline) {
         started++;
         stats.push(await oneCall(c));
         if (opts.log && Date.now() >= nextLog) {
@@ -522,7 +525,7 @@ export async function runSoak(opts: SoakOptions): Promise<SoakReport> {
     const t0 = Date.now();
     const faults: Fault[] = [];
     const reloads = reloadLoop(project, served, opts, stop, faults);
-    await loadPhase(clients, opts, stats);
+    await loadPhase(clients, opts, stats, faults);
     const elapsedMs = Date.now() - t0;
     stop.done = true;
     const rewrites = await reloads;
