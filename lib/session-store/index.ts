@@ -1,0 +1,55 @@
+/**
+ * Opening a session store from the `sessions` config key. A backend is one entry of BACKENDS, imported
+ * only when chosen (a host that keeps sessions in memory never loads SQLite or a Redis client).
+ */
+import { MemoryStore } from "./memory.ts";
+import { SessionStoreError, type SessionStore, type StoreOptions } from "./types.ts";
+
+export * from "./types.ts";
+export { checkSessionId, sessionIdProblem, DEFAULT_LIMITS, MAX_ID_LENGTH } from "./limits.ts";
+export { MemoryStore, memoryData } from "./memory.ts";
+
+/** The `sessions` config key (plugins/sessions contributes its schema). */
+export interface SessionsConfig {
+  /** "memory", "sqlite" (the on-disk default of the CLI and serve), "redis". */
+  backend?: string;
+  /** sqlite: the database file (default TOOLHOST_HOME/sessions.db). */
+  path?: string;
+  /** redis: the server URL (redis://host:port/db). */
+  url?: string;
+  /** A session not written for this long expires (default 604800 = 7 days; 0 = never). */
+  ttlSeconds?: number;
+  maxSessions?: number;
+  maxSessionBytes?: number;
+  /** This process's name in the task registry (default `<hostname>:<pid>`; TOOLHOST_INSTANCE_ID overrides). */
+  instanceId?: string;
+}
+
+export interface OpenContext {
+  /** TOOLHOST_HOME (default ~/.toolhost). */
+  home: string;
+  now?: () => number;
+}
+
+export type BackendFactory = (cfg: SessionsConfig, opts: StoreOptions, ctx: OpenContext) => Promise<SessionStore>;
+
+export const BACKENDS: Record<string, BackendFactory> = {
+  memory: async (_cfg, opts) => new MemoryStore(opts),
+};
+
+export function storeOptions(cfg: SessionsConfig, ctx: OpenContext): StoreOptions {
+  return {
+    ttlMs: cfg.ttlSeconds === undefined ? undefined : cfg.ttlSeconds * 1000,
+    maxSessions: cfg.maxSessions,
+    maxSessionBytes: cfg.maxSessionBytes,
+    now: ctx.now,
+  };
+}
+
+/** Open the configured backend; an unknown name is an "unavailable" error naming the known ones. */
+export async function openStore(cfg: SessionsConfig, ctx: OpenContext): Promise<SessionStore> {
+  const name = cfg.backend ?? "memory";
+  const make = BACKENDS[name];
+  if (!make) throw new SessionStoreError("unavailable", `sessions.backend ${JSON.stringify(name)} is not one of ${Object.keys(BACKENDS).join(", ")}`, name);
+  return make(cfg, storeOptions(cfg, ctx), ctx);
+}
