@@ -20,6 +20,7 @@ export const BUNDLED_MANIFESTS: readonly string[] = [
   "plugin-tools.json", //   tools from plugin manifests' `tools` modules
   "scaffold.json", //       `toolhost init`: a new plugin package
   "shaping.json", //        output budgets, trust headers, injection advisory
+  "telemetry.json", //      OpenTelemetry spans of every call, per-instance metrics (off by default)
   "tool-search.json", //    ToolSearch and deferral
   "transcript.json", //     the call transcript
   "trust.json", //          workspace trust: the trust store, Claude Code's record, `toolhost trust`

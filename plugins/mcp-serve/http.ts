@@ -33,6 +33,13 @@ function jsonError(res: http.ServerResponse, status: number, message: string): v
   res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
 }
 
+/** `GET /metrics`: the telemetry plugin's per-instance metrics (Prometheus text), when `telemetry.metrics` is on. */
+function serveMetrics(hub: McpServeHub, res: http.ServerResponse): void {
+  const text = hub.host.service<{ metricsText(): string | undefined }>("telemetry")?.metricsText();
+  if (text === undefined) return void res.writeHead(404, { "content-type": "text/plain" }).end("metrics are off: set telemetry.metrics to true in toolhost's config\n");
+  res.writeHead(200, { "content-type": "text/plain; version=0.0.4" }).end(text);
+}
+
 /** The MCP sessions of one HTTP server, by MCP session id. */
 class HttpSessions {
   readonly entries = new Map<string, Entry>();
@@ -113,6 +120,7 @@ export async function serveHttp(
         return jsonError(res, refused.status, refused.why);
       }
       const url = new URL(req.url ?? "/", `http://${hostname}`);
+      if (url.pathname === "/metrics" && req.method === "GET") return serveMetrics(hub, res);
       if (url.pathname !== "/mcp") return void res.writeHead(404, { "content-type": "text/plain" }).end("toolhost serves MCP at /mcp\n");
       await sessions.handle(req, res);
     })().catch((err) => {
