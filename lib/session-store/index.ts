@@ -2,6 +2,7 @@
  * Opening a session store from the `sessions` config key. A backend is one entry of BACKENDS, imported
  * only when chosen (a host that keeps sessions in memory never loads SQLite or a Redis client).
  */
+import path from "node:path";
 import { MemoryStore } from "./memory.ts";
 import { SessionStoreError, type SessionStore, type StoreOptions } from "./types.ts";
 
@@ -35,7 +36,13 @@ export type BackendFactory = (cfg: SessionsConfig, opts: StoreOptions, ctx: Open
 
 export const BACKENDS: Record<string, BackendFactory> = {
   memory: async (_cfg, opts) => new MemoryStore(opts),
+  sqlite: async (cfg, opts, ctx) => new (await import("./sqlite.ts")).SqliteStore(sqlitePath(cfg, ctx), opts),
 };
+
+/** The SQLite file: `sessions.path` (relative to TOOLHOST_HOME), default TOOLHOST_HOME/sessions.db. */
+export function sqlitePath(cfg: SessionsConfig, ctx: OpenContext): string {
+  return path.resolve(ctx.home, cfg.path ?? "sessions.db");
+}
 
 export function storeOptions(cfg: SessionsConfig, ctx: OpenContext): StoreOptions {
   return {

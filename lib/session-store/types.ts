@@ -140,3 +140,9 @@ export interface SessionStore {
   sweep(): Promise<number>;
   close(): Promise<void>;
 }
+
+/** The "sessions.usage" service (plugins/sessions): tool usage counts for usage-driven deferral. */
+export interface SessionUsage {
+  /** Totals across every session of the configured store (with this process's unflushed increments), or one session's. */
+  counts(opts?: { sessionId?: string }): Promise<Record<string, UsageCount>>;
+}
