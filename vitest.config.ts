@@ -8,7 +8,8 @@ import { defineConfig } from "vitest/config";
  * Tests run with a scratch TOOLHOST_HOME whose trust store trusts the temp directory and this checkout
  * (with every `.mcp.json` server approved), so fixtures that rely on project allow rules, hooks and
  * `.mcp.json` keep working; test/trust/ uses stores of its own. CLAUDE_CONFIG_DIR points at the same
- * scratch directory, so the machine's ~/.claude.json never decides a test.
+ * scratch directory, so the machine's ~/.claude.json and ~/.claude/settings.json never decide a test, and managed
+ * settings are read from a scratch folder instead of /etc/claude-code.
  */
 function scratchHome(): string {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "toolhost-test-home-"));
@@ -29,6 +30,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     fileParallelism: true,
     maxWorkers: 2,
-    env: { TOOLHOST_HOME: home, CLAUDE_CONFIG_DIR: home },
+    env: { TOOLHOST_HOME: home, CLAUDE_CONFIG_DIR: home, TOOLHOST_MANAGED_SETTINGS_DIR: path.join(home, "managed") },
   },
 });

@@ -43,6 +43,7 @@ export function hostOptionsFrom(args: ParsedArgs): HostOptions {
     configFile: typeof f.config === "string" ? f.config : undefined,
     pluginDirs: Array.isArray(f["plugin-dir"]) ? (f["plugin-dir"] as string[]) : undefined,
     mode: typeof f.mode === "string" ? cliMode(f.mode) : undefined,
+    settings: typeof f.settings === "string" ? f.settings : undefined,
     logger: process.env.TOOLHOST_DEBUG ? { info: (m) => console.error(m), warn: (m) => console.error(m), error: (m) => console.error(m), debug: (m) => console.error(m) } : { warn: (m) => console.error(m), error: (m) => console.error(m) },
   };
 }

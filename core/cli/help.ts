@@ -7,6 +7,7 @@ export const GLOBAL_FLAGS: Record<string, string> = {
   "config FILE": "config file (default: searched with cosmiconfig)",
   "plugin-dir DIR": "load a plugin directory (repeatable)",
   "mode MODE": "permission mode: default, acceptEdits, plan, dontAsk, bypassPermissions",
+  "settings FILE": "Claude Code settings (a file or JSON text) for this run, like claude --settings",
   json: "machine-readable output",
   help: "help for a command",
 };

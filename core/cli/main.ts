@@ -14,7 +14,7 @@ import { errorMessage } from "../errors.ts";
 import { suggest } from "../../lib/text.ts";
 
 
-const GLOBAL_VALUES = ["cwd", "config", "plugin-dir", "mode"];
+const GLOBAL_VALUES = ["cwd", "config", "plugin-dir", "mode", "settings"];
 const GLOBAL_REPEAT = ["plugin-dir"];
 const GLOBAL_NAMES = [...Object.keys(GLOBAL_FLAGS).map(flagName), "version"];
 

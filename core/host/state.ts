@@ -29,6 +29,13 @@ export interface HostOptions {
   logger?: Partial<Logger>;
   /** Where plugin data dirs live (default ~/.toolhost/plugins/data). */
   dataHome?: string;
+  /**
+   * Claude Code's `--settings`: a settings file path, JSON text or an object, applied above
+   * .claude/settings.local.json and below managed settings (the claude-settings plugin).
+   */
+  settings?: string | Record<string, unknown>;
+  /** Where managed settings are read (default /etc/claude-code on Linux; TOOLHOST_MANAGED_SETTINGS_DIR also sets it). */
+  managedSettingsDir?: string;
   [key: string]: unknown;
 }
 

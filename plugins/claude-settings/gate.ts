@@ -6,6 +6,7 @@
  * enableAllProjectMcpServers, as Claude Code; `toolhost trust` approves the servers present when it runs).
  */
 import type { PluginContext, SettingsCollector } from "../../core/index.ts";
+import type { LayerId } from "./layers.ts";
 
 export interface McpApprovals {
   all?: boolean;
@@ -25,12 +26,13 @@ interface TrustService {
 }
 
 export interface FoundSettings {
-  id: "settings:project" | "settings:local";
+  /** The layer (layers.ts): managed, flag, local, project or user. */
+  id: LayerId;
   file: string;
   value: Record<string, unknown>;
   precedence: number;
   checkedIn: boolean;
-  /** Came with the repository (settings.json, or a settings.local.json git tracks). */
+  /** Came with the repository (settings.json, or a settings.local.json git tracks); the other layers are the user's or the admin's. */
   project: boolean;
 }
 export interface Found {

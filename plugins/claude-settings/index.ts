@@ -1,8 +1,10 @@
 /**
- * Claude Code's project settings as toolhost sources: .claude/settings.json (checked in) and
- * .claude/settings.local.json (the user's) give permissions and hooks; .mcp.json gives MCP servers. Each
- * becomes a pseudo-plugin ("settings:project", "settings:local", "mcp.json") with its file, so every
- * consumer reads them with provenance; `permissions.defaultMode` is a mode place (a checked-in file may not
+ * Claude Code's settings hierarchy as toolhost sources (layers.ts says where each file is): managed
+ * settings, `--settings`, .claude/settings.local.json, .claude/settings.json (checked in) and the user's
+ * settings.json give permissions and hooks; .mcp.json gives MCP servers. Each file becomes a pseudo-plugin
+ * ("settings:managed", "settings:flag", "settings:local", "settings:project", "settings:user", "mcp.json")
+ * with its file, so every consumer reads them with provenance (lists merge: every layer's rules and hooks
+ * apply); `permissions.defaultMode` is a mode place in Claude Code's precedence (a checked-in file may not
  * escalate). Unreadable files are reported by file; the others still load.
  *
  * Workspace trust (as Claude Code): the repository's files restrict at once — deny and ask rules, a
@@ -16,20 +18,16 @@ import fs from "node:fs";
 import path from "node:path";
 import { definePlugin, readJsonFile, settingsPlugin, type SettingsCollector } from "../../core/index.ts";
 import { gate, sayWithheld, trustOf, type Found, type TrustView } from "./gate.ts";
+import { layerFiles, type LayerFile } from "./layers.ts";
 
 const PLUGIN_NAME = "claude-settings";
-/** Mode precedence of each file (core/types/records.ts ModePlace): local settings before a project config, project settings last. */
-const SETTINGS = [
-  { id: "settings:project", rel: path.join(".claude", "settings.json"), precedence: 40, checkedIn: true },
-  { id: "settings:local", rel: path.join(".claude", "settings.local.json"), precedence: 20, checkedIn: false },
-] as const;
 
 export default definePlugin({
   name: PLUGIN_NAME,
   apply(ctx) {
     const said = new Set<string>();
     ctx.hooks.settings.tapPromise(PLUGIN_NAME, async (c) => {
-      const found = readFiles(c);
+      const found = readFiles(c, layerFiles(c.cwd, ctx.host.options));
       const state = await trustOf(ctx, found);
       const withheld = apply(c, found, state);
       sayWithheld(ctx, c, state, withheld, said);
@@ -46,12 +44,30 @@ function readObject(c: SettingsCollector, id: string, file: string, what: string
   return undefined;
 }
 
-function readFiles(c: SettingsCollector): Found {
+/** `--settings '{…}'` / createHost({settings: {…}}): JSON text or an object, no file. */
+function inlineObject(c: SettingsCollector, l: LayerFile): Record<string, unknown> | undefined {
+  let v = l.inline;
+  if (typeof v === "string") {
+    try {
+      v = JSON.parse(v);
+    } catch (e) {
+      c.problem({ plugin: l.id, file: l.file, path: "/", message: `--settings is neither a file nor valid JSON: ${(e as Error).message}`, severity: "error" });
+      return undefined;
+    }
+  }
+  if (v && typeof v === "object" && !Array.isArray(v)) return v as Record<string, unknown>;
+  c.problem({ plugin: l.id, file: l.file, path: "/", message: "--settings must be a JSON object (or a file holding one)", severity: "error" });
+  return undefined;
+}
+
+function readFiles(c: SettingsCollector, layers: LayerFile[]): Found {
   const found: Found = { settings: [] };
-  for (const s of SETTINGS) {
-    const file = path.join(c.cwd, s.rel);
-    const value = readObject(c, s.id, file, "settings");
-    if (value) found.settings.push({ ...s, file, value, project: s.checkedIn || gitTracks(c.cwd, file) });
+  for (const l of layers) {
+    if (l.id === "settings:flag" && l.inline === undefined && !fs.existsSync(l.file)) c.problem({ plugin: l.id, file: l.file, path: "/", message: `--settings file ${l.file} does not exist`, severity: "error" });
+    const value = l.inline !== undefined ? inlineObject(c, l) : readObject(c, l.id, l.file, "settings");
+    // Only the workspace's files came with the repository (a settings.local.json git tracks is one of them).
+    const project = l.checkedIn || (l.id === "settings:local" && !!value && gitTracks(c.cwd, l.file));
+    if (value) found.settings.push({ id: l.id, file: l.file, precedence: l.precedence, checkedIn: l.checkedIn, value, project });
   }
   const file = path.join(c.cwd, ".mcp.json");
   const v = readObject(c, "mcp.json", file, ".mcp.json");

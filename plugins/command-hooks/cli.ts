@@ -4,6 +4,7 @@
  * `if`, type, command/url, timeout, source plugin, file and JSON path.
  */
 import type { CommandContext, Host } from "../../core/index.ts";
+import { layerRank } from "../../lib/settings-layers.ts";
 
 export async function run(ctx: CommandContext): Promise<number> {
   const host = await ctx.host();
@@ -25,8 +26,7 @@ export async function run(ctx: CommandContext): Promise<number> {
 /** One row per declared handler (every event, supported or not), in composition order (docs/hooks.md). */
 function handlerRows(host: Host): Array<Record<string, unknown>> {
   const rows: Array<Record<string, unknown>> = [];
-  const rank = (id: string) => ["config", "settings:project", "settings:local"].indexOf(id) >>> 0;
-  const sources = host.plugins.map((lp, i) => ({ lp, i })).sort((a, b) => rank(a.lp.id) - rank(b.lp.id) || a.i - b.i);
+  const sources = host.plugins.map((lp, i) => ({ lp, i })).sort((a, b) => layerRank(a.lp.id) - layerRank(b.lp.id) || a.i - b.i);
   for (const { lp } of sources) {
     for (const comp of lp.components.hooks) {
       for (const [event, groups] of Object.entries(comp.value)) {

@@ -5,6 +5,7 @@
  */
 import type { LoadedPlugin, ProblemReport } from "../../core/index.ts";
 import { TOOL_ALIASES } from "../../lib/tool-names.ts";
+import { layerRank } from "../../lib/settings-layers.ts";
 
 export interface Handler {
   event: string;
@@ -53,17 +54,14 @@ export const TOOL_EVENTS = new Set(["PreToolUse", "PostToolUse", "PostToolUseFai
 export const SUPPORTED_EVENTS = ["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PostToolBatch"] as const;
 export const DEFAULT_TIMEOUT_S = 600;
 
-const SETTINGS_ORDER: Record<string, number> = { config: 0, "settings:project": 1, "settings:local": 2 };
-
 /**
- * Source order = composition order: toolhost config, .claude/settings.json, .claude/settings.local.json,
- * then plugins in load order (manifest `order`, then id). Within a source: file order, event groups,
- * handlers, as written.
+ * Source order = composition order: the toolhost config, then Claude Code's settings layers from the
+ * lowest precedence to the highest (user, project, local, --settings, managed: lib/settings-layers.ts, so a
+ * rewrite conflict goes to the stronger layer), then plugins in load order (manifest `order`, then id).
+ * Within a source: file order, event groups, handlers, as written.
  */
 export function orderSources(plugins: readonly LoadedPlugin[]): LoadedPlugin[] {
-  const settings = plugins.filter((p) => p.id in SETTINGS_ORDER).sort((a, b) => SETTINGS_ORDER[a.id]! - SETTINGS_ORDER[b.id]!);
-  const rest = plugins.filter((p) => !(p.id in SETTINGS_ORDER));
-  return [...settings, ...rest];
+  return plugins.map((p, i) => ({ p, i })).sort((a, b) => layerRank(a.p.id) - layerRank(b.p.id) || a.i - b.i).map((x) => x.p);
 }
 
 /** Claude Code matcher semantics (formats §3.3). */

@@ -24,7 +24,7 @@ export interface WorkspaceTrust {
 }
 
 /** CLI commands that may prompt: never `serve` (stdin is the protocol), `watch` or `trust` itself. */
-const GLOBAL_VALUES = new Set(["--cwd", "--config", "--plugin-dir", "--mode"]);
+const GLOBAL_VALUES = new Set(["--cwd", "--config", "--plugin-dir", "--mode", "--settings"]);
 const PROMPTING = new Set(["tools", "call", "explain", "check", "hooks", "search", "agents"]);
 
 function cliMayPrompt(): boolean {
