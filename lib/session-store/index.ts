@@ -18,6 +18,8 @@ export interface SessionsConfig {
   path?: string;
   /** redis: the server URL (redis://host:port/db). */
   url?: string;
+  /** redis: key prefix (default "toolhost:"), so several fleets can share one Redis. */
+  prefix?: string;
   /** A session not written for this long expires (default 604800 = 7 days; 0 = never). */
   ttlSeconds?: number;
   maxSessions?: number;
@@ -36,6 +38,11 @@ export type BackendFactory = (cfg: SessionsConfig, opts: StoreOptions, ctx: Open
 
 export const BACKENDS: Record<string, BackendFactory> = {
   memory: async (_cfg, opts) => new MemoryStore(opts),
+  // Imported only when chosen: a host that keeps sessions elsewhere never loads the Redis client.
+  redis: async (cfg, opts) => {
+    if (!cfg.url) throw new SessionStoreError("unavailable", 'sessions.backend "redis" needs sessions.url (redis://host:port/db)', "redis");
+    return (await import("./redis.ts")).openRedisStore({ ...opts, url: cfg.url, prefix: cfg.prefix });
+  },
   sqlite: async (cfg, opts, ctx) => new (await import("./sqlite.ts")).SqliteStore(sqlitePath(cfg, ctx), opts),
 };
 
