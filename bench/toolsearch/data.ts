@@ -162,3 +162,44 @@ export function scoreQuery(set: BenchSet, index: { search(q: string, o: { limit:
   const first = ranked.findIndex((x) => gold.has(x));
   return { ranked, r1: rec(1), r5: rec(5), r10: rec(10), mrr: first >= 0 && first < 10 ? 1 / (first + 1) : 0 };
 }
+
+// ---- Held-out discipline (issue 18) -------------------------------------------------------------
+// Learned data (plugins/tool-search/data/) is fitted on TRAINING splits only; the bench reports held-out splits
+// and the toolsearch dev set (validation, never used for fitting or for choosing hyperparameters).
+
+/** FNV-1a of a string → [0, 1): a split assignment that depends only on the text (identical queries share a split). */
+export function unitHash(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return (h >>> 0) / 4294967296;
+}
+
+export type Split = "train" | "heldout";
+/** MetaTool single-tool queries: 80% train / 20% held out, by hash of the lower-cased query text. */
+export const METATOOL_TRAIN_SHARE = 0.8;
+/** LiveMCPBench tasks: 50% train / 50% held out, by hash of the task id (95 tasks: too few for more held out). */
+export const LIVEMCP_TRAIN_SHARE = 0.5;
+
+export const metaToolSplitOf = (query: string): Split => (unitHash("metatool:" + query.trim().toLowerCase()) < METATOOL_TRAIN_SHARE ? "train" : "heldout");
+export const liveMcpSplitOf = (taskId: string): Split => (unitHash("livemcp:" + taskId) < LIVEMCP_TRAIN_SHARE ? "train" : "heldout");
+
+/** Every MetaTool single-tool query of one split (no sampling). */
+export function loadMetaToolSplit(split: Split): BenchSet {
+  const des = readJson("metatool/plugin_des.json") as Record<string, string>;
+  const rows = parseCsv(fs.readFileSync(path.join(BENCH_DATA, "metatool/all_clean_data.csv"), "utf8")).slice(1).filter((r) => r.length >= 2 && r[0]);
+  const queries: BenchQuery[] = [];
+  rows.forEach((r, i) => {
+    if (metaToolSplitOf(r[0]!) === split) queries.push({ id: `m${i}`, query: r[0]!, gold: [r[1]!], groups: { kind: "single" } });
+  });
+  return {
+    name: `metatool ${split} split (${queries.length} queries)`,
+    docs: Object.entries(des).map(([name, description]) => ({ name, shortName: name, description })),
+    queries,
+  };
+}
+
+export function loadLiveMcpBenchSplit(split: Split): BenchSet {
+  const all = loadLiveMcpBench();
+  const queries = all.queries.filter((q) => liveMcpSplitOf(q.id) === split);
+  return { ...all, name: `livemcpbench ${split} split`, queries, note: `${queries.length} of ${all.queries.length} tasks, split by task id hash` };
+}

@@ -1,6 +1,6 @@
 /** Quick quality check (dev helper): `node bench/run.mjs toolsearch/quick '<json options>'` — prints all/hard figures per set. */
 import { ToolIndex, PLAIN_BM25, type RankOptions } from "../../plugins/tool-search/rank.ts";
-import { loadLiveMcpBench, loadMetaTool, loadMetaToolMulti, loadToolsearch, scoreQuery, type BenchSet } from "./data.ts";
+import { loadLiveMcpBenchSplit, loadMetaToolSplit, loadMetaToolMulti, loadToolsearch, scoreQuery, type BenchSet } from "./data.ts";
 
 function evalSet(set: BenchSet, index: ToolIndex, filter?: (q: BenchSet["queries"][number]) => boolean) {
   let n = 0, r1 = 0, r5 = 0, mrr = 0;
@@ -16,7 +16,7 @@ function evalSet(set: BenchSet, index: ToolIndex, filter?: (q: BenchSet["queries
 
 export default async function (argv: string[]) {
   const opts: Partial<RankOptions> = argv[0] ? JSON.parse(argv[0]) : {};
-  const sets = [loadToolsearch(), loadLiveMcpBench(), loadMetaTool(), loadMetaToolMulti()];
+  const sets = [loadToolsearch(), loadLiveMcpBenchSplit("heldout"), loadMetaToolSplit("heldout"), loadMetaToolMulti()];
   for (const set of sets) {
     const ours = evalSet(set, new ToolIndex(set.docs, opts));
     const base = evalSet(set, new ToolIndex(set.docs.map((d) => ({ name: d.name, shortName: d.shortName, description: d.description })), PLAIN_BM25));

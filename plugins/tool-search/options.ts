@@ -1,5 +1,6 @@
 /** ToolSearch ranking's inputs and knobs: the documents, the fields, and every technique as an option. */
 import type { JsonSchema } from "../../core/index.ts";
+import type { AssociationTable } from "./learned.ts";
 
 export interface SearchDoc {
   /** The callable name (unique in the index). */
@@ -69,6 +70,10 @@ export interface RankOptions {
    * right after it. false = off.
    */
   companions: boolean;
+  /** Learned query-word → tool-word associations (learned.ts) at this weight × strength; 0 = off. */
+  learnedWeight: number;
+  /** An association table to use instead of the shipped one (training and tests). */
+  learned?: AssociationTable;
 }
 
 export const DEFAULT_OPTIONS: RankOptions = {
@@ -93,6 +98,8 @@ export const DEFAULT_OPTIONS: RankOptions = {
   maxDescChars: 1024,
   fileHint: 0.5,
   companions: true,
+  // chosen by bench/toolsearch/train.ts on a tune fold of the training pairs (never on the dev set)
+  learnedWeight: 0.35,
 };
 
 /** The plain BM25 baseline the benchmark compares against: name + description, one field, no extras. */
@@ -117,6 +124,7 @@ export const PLAIN_BM25: RankOptions = {
   maxDescChars: Infinity,
   fileHint: 0,
   companions: false,
+  learnedWeight: 0,
   analyzer: "plain",
 };
 

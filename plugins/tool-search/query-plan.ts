@@ -6,6 +6,7 @@
 import { stem, words, STOP_WORDS } from "./text.ts";
 import { SYNONYMS } from "./synonyms.ts";
 import { lexiconSynonyms } from "./lexicon.ts";
+import { associations } from "./learned.ts";
 import { plainWords, stemFn, type IndexData } from "./index-build.ts";
 import type { RankOptions } from "./options.ts";
 
@@ -85,6 +86,10 @@ export function queryPlan(ix: IndexData, nDocs: number, o: RankOptions, query: s
       for (const s of SYNONYMS.get(w) ?? SYNONYMS.get(stem(w)) ?? []) for (const st of words(s)) p.put(sf(st), o.synonyms, gOf.get(base[i]!));
       if (o.lexiconWeight > 0) for (const s of lexiconSynonyms(w) ?? []) for (const st of words(s)) if (!STOP_WORDS.has(st)) p.put(sf(st), o.lexiconWeight, gOf.get(base[i]!));
     }
+  }
+  if (o.learnedWeight > 0) {
+    const table = o.learned ?? associations();
+    for (const t of base) for (const [u, s] of table.get(t) ?? []) p.put(u, o.learnedWeight * s, gOf.get(t));
   }
   if (o.prefix > 0) for (const t of base) if (t.length >= 4) expandPrefix(ix, p, t, o.prefix, gOf.get(t));
   const maxIdf = Math.log(1 + (nDocs + 0.5) / 0.5);
