@@ -24,6 +24,22 @@ const VERSION = "0.1.0";
 const INSTRUCTIONS =
   "toolhost serves its tool pool with its permission rules and hooks enforced. Some tools are deferred: search them with ToolSearch; a tool it finds becomes callable and appears in tools/list.";
 
+/** Deferred names listed in the instructions at most (Claude Code lists every one; 10k names would be ~60k tokens). */
+const MAX_DEFERRED_NAMES = 1000;
+
+/**
+ * The server's instructions for one connection: the fixed text, then the deferred tools by name (sorted, so the
+ * text depends only on the set, not on pool order: stable for the client's prompt cache). Fixed when the
+ * connection is made; tools deferred later are still found by ToolSearch.
+ */
+export function serveInstructions(host: Host): string {
+  const names = host.pool.deferred.map((t) => t.name).sort();
+  if (!names.length) return INSTRUCTIONS;
+  const shown = names.slice(0, MAX_DEFERRED_NAMES);
+  const more = names.length > shown.length ? `\n… and ${names.length - shown.length} more (search for them)` : "";
+  return `${INSTRUCTIONS}\n\nDeferred tools, callable once ToolSearch finds them (keywords, or "select:<name>"):\n${shown.join("\n")}${more}`;
+}
+
 /** What a session needs from the `toolhost serve` process it belongs to (McpServeHub). */
 export interface SessionHub {
   readonly host: Host;
@@ -47,7 +63,7 @@ export class ClientSession {
     private readonly hub: SessionHub,
     readonly sessionId: string,
   ) {
-    this.server = new Server({ name: "toolhost", version: VERSION }, { capabilities: { tools: { listChanged: true }, resources: {}, prompts: {} }, instructions: INSTRUCTIONS });
+    this.server = new Server({ name: "toolhost", version: VERSION }, { capabilities: { tools: { listChanged: true }, resources: {}, prompts: {} }, instructions: serveInstructions(hub.host) });
     this.server.onerror = (e) => hub.log(`[serve ${sessionId}] ${errorMessage(e)}`);
     this.handleTools();
     this.handleUpstream();
