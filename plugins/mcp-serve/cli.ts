@@ -4,7 +4,7 @@ import { serveHttp } from "./http.ts";
 import { serveStdio } from "./stdio.ts";
 
 /**
- * `toolhost serve [--http PORT [--idle-timeout SECONDS]] [--no-watch]`: the model-visible pool as an MCP server
+ * `toolhost serve [--http PORT [--idle-timeout SECONDS] [--stateless] [--allow-host HOST:PORT]] [--no-watch]`: the model-visible pool as an MCP server
  * (plugins/mcp-serve/serve.ts). stdio by default; `--http PORT` serves Streamable HTTP on 127.0.0.1 (PORT 0 picks a
  * free port; the URL is logged on stderr); an HTTP session nobody used for `--idle-timeout` seconds (default
  * 1800; 0 = never) is closed. Logs go to stderr only — stdout belongs to the protocol.
@@ -16,6 +16,9 @@ export async function run(ctx: CommandContext): Promise<number> {
   const idle = f["idle-timeout"] === undefined ? undefined : Number(f["idle-timeout"]);
   if (idle !== undefined && (!Number.isFinite(idle) || idle < 0)) throw new UsageError(`--idle-timeout needs a number of seconds (0 = never), got ${JSON.stringify(f["idle-timeout"])}`);
   if (idle !== undefined && httpPort === undefined) throw new UsageError("--idle-timeout applies to --http sessions only");
+  const allowHosts = ((f["allow-host"] as string[] | undefined) ?? []).map(String);
+  for (const h of allowHosts) if (!/^[A-Za-z0-9.-]+(:\d+)?$|^\[[0-9a-fA-F:]+\](:\d+)?$/.test(h)) throw new UsageError(`--allow-host needs HOST or HOST:PORT, got ${JSON.stringify(h)}`);
+  if ((f.stateless === true || allowHosts.length) && httpPort === undefined) throw new UsageError("--stateless and --allow-host apply to --http only");
   const log = (line: string) => void process.stderr.write(line.endsWith("\n") ? line : line + "\n");
   if (httpPort === undefined) {
     // stdout carries JSON-RPC: anything a plugin prints with console.log must not corrupt it.
@@ -41,7 +44,7 @@ export async function run(ctx: CommandContext): Promise<number> {
     await stop();
     process.stdin.destroy();
   } else {
-    const h = await serveHttp(hub, httpPort, "127.0.0.1", { idleMs: idle === undefined ? undefined : idle * 1000, token: process.env.TOOLHOST_SERVE_TOKEN || undefined });
+    const h = await serveHttp(hub, httpPort, "127.0.0.1", { idleMs: idle === undefined ? undefined : idle * 1000, token: process.env.TOOLHOST_SERVE_TOKEN || undefined, stateless: f.stateless === true, allowHosts });
     await signals;
     await h.close();
     await stop();

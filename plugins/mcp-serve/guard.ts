@@ -7,8 +7,9 @@ import { timingSafeEqual } from "node:crypto";
  * present, must be that same local origin. With `token`, `Authorization: Bearer <token>` is required
  * too. Returns why a request is refused, or undefined.
  */
-export function refuseRequest(headers: http.IncomingHttpHeaders, port: number, token?: string): { status: number; why: string } | undefined {
-  const local = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
+export function refuseRequest(headers: http.IncomingHttpHeaders, port: number, token?: string, allowHosts: readonly string[] = []): { status: number; why: string } | undefined {
+  // allowHosts: the balancer's address(es) a fleet instance is reached through (`serve --allow-host`).
+  const local = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, ...allowHosts.map((h) => h.toLowerCase())];
   const host = String(headers.host ?? "").toLowerCase();
   if (!local.includes(host)) return { status: 403, why: `Host "${host}" is not this loopback server (${local[0]}): refused (DNS-rebinding guard)` };
   const origin = headers.origin;
@@ -21,4 +22,9 @@ export function refuseRequest(headers: http.IncomingHttpHeaders, port: number, t
     if (a.length !== b.length || !timingSafeEqual(a, b)) return { status: 401, why: "missing or wrong bearer token (Authorization: Bearer $TOOLHOST_SERVE_TOKEN)" };
   }
   return undefined;
+}
+
+/** A JSON-RPC error answer with an HTTP status. */
+export function jsonError(res: http.ServerResponse, status: number, message: string): void {
+  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
 }

@@ -8,7 +8,9 @@ import http from "node:http";
 import { randomUUID } from "node:crypto";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { errorMessage } from "../../core/index.ts";
-import { refuseRequest } from "./guard.ts";
+import { jsonError, refuseRequest } from "./guard.ts";
+import { namedSession } from "./session.ts";
+import { StatelessRequests } from "./stateless.ts";
 import type { McpServeHub } from "./hub.ts";
 import type { ClientSession } from "./session.ts";
 
@@ -23,15 +25,24 @@ export interface HttpServeOptions {
    * environment variable TOOLHOST_SERVE_TOKEN). Without it, any local process may call the pool's tools.
    */
   token?: string;
+  /**
+   * Stateless serving (a fleet behind any balancer): every request gets a fresh MCP server; the toolhost
+   * session is named by the client (X-Toolhost-Session, or params._meta["toolhost/session"]) or derived
+   * from the Mcp-Session-Id this mode hands out at initialize, which every instance accepts. Its state
+   * lives in the session store (sessions.backend "redis"). See stateless.ts.
+   */
+  stateless?: boolean;
+  /** More Host header values to accept: the balancer's address(es) clients reach this instance through. */
+  allowHosts?: string[];
 }
+
+/** The header a client names its toolhost session with (any mode); it outlives MCP sessions and instances. */
+export const SESSION_HEADER = "x-toolhost-session";
 
 export const DEFAULT_HTTP_IDLE_MS = 30 * 60_000;
 
 type Entry = { transport: StreamableHTTPServerTransport; session: ClientSession; lastSeen: number; open: number; ended?: string };
 
-function jsonError(res: http.ServerResponse, status: number, message: string): void {
-  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null }));
-}
 
 /** `GET /metrics`: the telemetry plugin's per-instance metrics (Prometheus text), when `telemetry.metrics` is on. */
 function serveMetrics(hub: McpServeHub, res: http.ServerResponse): void {
@@ -53,12 +64,17 @@ class HttpSessions {
     return e.transport.close().catch((err) => this.hub.log(`[serve http] closing session ${e.transport.sessionId}: ${errorMessage(err)}`));
   }
 
-  /** A new session for an initialize request; it is registered once the SDK assigns its id. */
-  async open(): Promise<Entry> {
+  /**
+   * A new session for an initialize request; it is registered once the SDK assigns its id. Its host
+   * session is the one the client names (X-Toolhost-Session: a re-initialize after a failover finds its
+   * state again in the store), else `mcp-<its MCP session id>`.
+   */
+  async open(req: http.IncomingMessage): Promise<Entry> {
     const { hub, entries } = this;
-    const session = hub.createSession();
+    const mcpId = randomUUID();
+    const session = hub.createSession(namedSession(req.headers[SESSION_HEADER], "the X-Toolhost-Session header") ?? `mcp-${mcpId}`);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
+      sessionIdGenerator: () => mcpId,
       onsessioninitialized: (id) => {
         entries.set(id, e);
         hub.log(`[serve http] session ${id} opened (host session ${session.sessionId})`);
@@ -90,7 +106,11 @@ class HttpSessions {
     let e = typeof sid === "string" ? this.entries.get(sid) : undefined;
     if (!e) {
       if (req.method !== "POST" || sid) return jsonError(res, sid ? 404 : 400, sid ? "unknown MCP session id (it ended or expired: initialize a new session)" : "no MCP session: send initialize first");
-      e = await this.open();
+      try {
+        e = await this.open(req);
+      } catch (err) {
+        return jsonError(res, 400, errorMessage(err));
+      }
     }
     const entry = e;
     entry.lastSeen = Date.now();
@@ -111,18 +131,21 @@ export async function serveHttp(
   opts: HttpServeOptions = {},
 ): Promise<{ server: http.Server; url: string; sessionCount(): number; close(): Promise<void> }> {
   const sessions = new HttpSessions(hub);
+  const stateless = opts.stateless ? new StatelessRequests(hub) : undefined;
   const idleMs = opts.idleMs ?? DEFAULT_HTTP_IDLE_MS;
   const server = http.createServer((req, res) => {
     void (async () => {
-      const refused = refuseRequest(req.headers, (server.address() as { port: number }).port, opts.token);
+      res.setHeader("x-toolhost-instance", hub.instance);
+      const refused = refuseRequest(req.headers, (server.address() as { port: number }).port, opts.token, opts.allowHosts);
       if (refused) {
         hub.log(`[serve http] ${req.method} refused: ${refused.why}`);
         return jsonError(res, refused.status, refused.why);
       }
       const url = new URL(req.url ?? "/", `http://${hostname}`);
       if (url.pathname === "/metrics" && req.method === "GET") return serveMetrics(hub, res);
+      if (url.pathname === "/health" && req.method === "GET") return void res.writeHead(200, { "content-type": "text/plain" }).end(`ok ${hub.instance}\n`);
       if (url.pathname !== "/mcp") return void res.writeHead(404, { "content-type": "text/plain" }).end("toolhost serves MCP at /mcp\n");
-      await sessions.handle(req, res);
+      await (stateless ?? sessions).handle(req, res);
     })().catch((err) => {
       hub.log(`[serve http] ${errorMessage(err)}`);
       if (!res.headersSent) res.writeHead(500).end();
@@ -136,7 +159,7 @@ export async function serveHttp(
   });
   const url = `http://${hostname}:${(server.address() as { port: number }).port}/mcp`;
   hub.log(
-    `toolhost serve: Streamable HTTP on ${url}${idleMs > 0 ? ` (idle sessions close after ${idleMs / 1000} s)` : ""}; ${opts.token !== undefined ? "bearer token required" : "no token: any local process can call the tools (set TOOLHOST_SERVE_TOKEN to require one)"}`,
+    `toolhost serve: Streamable HTTP on ${url} (instance ${hub.instance}${stateless ? ", stateless" : ""})${idleMs > 0 ? ` (idle sessions close after ${idleMs / 1000} s)` : ""}; ${opts.token !== undefined ? "bearer token required" : "no token: any local process can call the tools (set TOOLHOST_SERVE_TOKEN to require one)"}`,
   );
   return {
     server,

@@ -3,6 +3,7 @@
  * the mcp plugin's connections: through the host's service registry (`host.service("mcp.connections")`).
  */
 import { randomUUID } from "node:crypto";
+import os from "node:os";
 import type { Host } from "../../core/index.ts";
 import { ClientSession, type SessionHub } from "./session.ts";
 import { MCP_CONNECTIONS, type UpstreamServers } from "./upstream.ts";
@@ -22,10 +23,15 @@ export class McpServeHub implements SessionHub {
   readonly log: (line: string) => void;
   private readonly upstream: () => UpstreamServers | undefined;
 
+  /** This process's name in a fleet (X-Toolhost-Instance, the task registry): sessions.instanceId, TOOLHOST_INSTANCE_ID or <hostname>:<pid>. */
+  readonly instance: string;
+
   constructor(
     readonly host: Host,
     opts: ServeOptions = {},
   ) {
+    const cfg = (host.hostConfig as { sessions?: { instanceId?: string } }).sessions;
+    this.instance = cfg?.instanceId ?? process.env.TOOLHOST_INSTANCE_ID ?? `${os.hostname()}:${process.pid}`;
     this.log = opts.log ?? ((l) => process.stderr.write(l + "\n"));
     this.upstream = opts.upstream ?? (() => host.service<UpstreamServers>(MCP_CONNECTIONS));
     host.hooks.rebuildDone.tap(SERVE_TAP, () => {
@@ -36,8 +42,9 @@ export class McpServeHub implements SessionHub {
     });
   }
 
-  createSession(): ClientSession {
-    const s = new ClientSession(this, `mcp-${randomUUID().slice(0, 8)}`);
+  /** A client connection on host session `id` (default: a fresh `mcp-…` id); `keep`: the host session outlives it (stateless serving). */
+  createSession(id = `mcp-${randomUUID().slice(0, 8)}`, keep = false): ClientSession {
+    const s = new ClientSession(this, id, keep);
     this.sessions.add(s);
     return s;
   }

@@ -17,6 +17,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage, stableStringify, type AskAnswer, type AskRequest, type Host } from "../../core/index.ts";
 import { LightSignal } from "../../lib/light-signal.ts";
+import { sessionIdProblem } from "../../lib/session-store/limits.ts";
 import { offeredTools, toCallResult, toMcpTool, type McpTool } from "./tools.ts";
 import { getPrompt, listResources, promptTable, readResource, type UpstreamServers } from "./upstream.ts";
 
@@ -48,6 +49,22 @@ export interface SessionHub {
   mcp(): UpstreamServers | undefined;
 }
 
+/** `params._meta` key a client that cannot set headers names its toolhost session with. */
+export const META_SESSION = "toolhost/session";
+
+/** A client-chosen toolhost session id (header or `_meta`): refused clearly when it is not a valid store id. */
+export function namedSession(v: unknown, where: string): string | undefined {
+  if (v === undefined || v === null || v === "") return undefined;
+  const bad = sessionIdProblem(v);
+  if (bad) throw new Error(`${where}: ${bad}`);
+  return v as string;
+}
+
+/** The restore of a stored session (sessions plugin) before a synchronous read of it; a no-op without one. */
+export async function openHostSession(host: Host, id: string): Promise<void> {
+  await (host as { openSession?: (id: string) => Promise<unknown> }).openSession?.(id);
+}
+
 export class ClientSession {
   readonly server: Server;
   /** Fingerprint of the tool list the client was last told about (or listed). */
@@ -62,6 +79,8 @@ export class ClientSession {
   constructor(
     private readonly hub: SessionHub,
     readonly sessionId: string,
+    /** Stateless serving: the host session outlives this connection (its state lives in the store). */
+    private readonly keepHostSession = false,
   ) {
     this.server = new Server({ name: "toolhost", version: VERSION }, { capabilities: { tools: { listChanged: true }, resources: {}, prompts: {} }, instructions: serveInstructions(hub.host) });
     this.server.onerror = (e) => hub.log(`[serve ${sessionId}] ${errorMessage(e)}`);
@@ -75,6 +94,7 @@ export class ClientSession {
   private handleTools(): void {
     const { host } = this.hub;
     this.server.setRequestHandler(ListToolsRequestSchema, async () => {
+      await openHostSession(host, this.sessionId);
       const v = this.visible();
       this.lastFp = v.fp;
       return { tools: v.tools };
@@ -84,6 +104,8 @@ export class ClientSession {
     const cheapCancel = this.watchCancellations();
     this.server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
       const { name, arguments: args } = req.params;
+      // A client that cannot set headers names its session per call (params._meta["toolhost/session"]).
+      const sessionId = namedSession(req.params._meta?.[META_SESSION], `params._meta["${META_SESSION}"]`) ?? this.sessionId;
       let signal: AbortSignal = extra.signal;
       if (cheapCancel) {
         const light = new LightSignal();
@@ -92,7 +114,7 @@ export class ClientSession {
         signal = light.asSignal;
       }
       try {
-        const outcome = await host.execute(name, args ?? {}, { source: "mcp", sessionId: this.sessionId, signal, onAsk: (r) => this.ask(r, extra.requestId) });
+        const outcome = await host.execute(name, args ?? {}, { source: "mcp", sessionId, signal, onAsk: (r) => this.ask(r, extra.requestId) });
         return toCallResult(outcome.result);
       } finally {
         if (cheapCancel) this.inflight.delete(extra.requestId);
@@ -201,7 +223,7 @@ export class ClientSession {
     for (const l of this.inflight.values()) l.abort("the MCP client disconnected");
     this.inflight.clear();
     // Its loaded deferred tools and scratch state go with it (one host session per client connection).
-    this.hub.host.endSession(this.sessionId);
+    if (!this.keepHostSession) this.hub.host.endSession(this.sessionId);
     this.hub.sessions.delete(this);
   }
 }
