@@ -19,6 +19,7 @@ export const BUNDLED_MANIFESTS: readonly string[] = [
   "plugin-manager.json", //  `toolhost plugin add|remove|list|update`, Claude Code marketplaces
   "plugin-tools.json", //   tools from plugin manifests' `tools` modules
   "scaffold.json", //       `toolhost init`: a new plugin package
+  "sessions.json", //      sessions kept in a store (SQLite on disk by default for the CLI), `toolhost sessions`
   "shaping.json", //        output budgets, trust headers, injection advisory
   "telemetry.json", //      OpenTelemetry spans of every call, per-instance metrics (off by default)
   "tool-search.json", //    ToolSearch and deferral

@@ -34,6 +34,7 @@ export const HOST_HOOKS = {
   rebuildDone: row("SyncHook", ["pool", "diff"], "isolate", "a rebuild swapped in a new pool"),
   rebuildFailed: row("SyncHook", ["info", "problems"], "isolate", "a rebuild failed; the last good pool keeps serving"),
   poolChanged: row("SyncHook", ["pool", "diff"], "isolate", "the model-visible pool changed (once per generation that changes it)"),
+  sessionOpen: row("AsyncSeriesHook", ["session"], "isolate", "a session was first used in this host: restore its state (calls in it wait)"),
   sessionToolsChanged: row("SyncHook", ["sessionId"], "isolate", "a session loaded deferred tools"),
   addPermissionRule: row("SyncBailHook", ["update"], "isolate", "store an \"allow always\" or other rule update; first taker wins"),
   modeChanged: row("SyncHook", ["mode", "previous"], "isolate", "the permission mode was switched"),

@@ -8,7 +8,8 @@ import { executeCall } from "../call/pipeline.ts";
 import { executeBatch, type BatchCall } from "../call/batch.ts";
 import { explainTool, type Explanation } from "../build/explain.ts";
 import { createHostHooks } from "../hooks/create.ts";
-import type { ExecuteOptions, ExecuteOutcome, HostConfig, HostHooks, HostView, LoadedPlugin, Logger, ModeSource, PluginDefinition, PluginSource, PoolSnapshot, Tool } from "../types.ts";
+import { tapped } from "../hooks/dispatch.ts";
+import type { ExecuteOptions, ExecuteOutcome, HostConfig, HostHooks, HostView, LoadedPlugin, Logger, ModeSource, PermissionRuleUpdate, PluginDefinition, PluginSource, PoolSnapshot, Tool } from "../types.ts";
 import { Activator } from "./activate.ts";
 import { Coalescer } from "./coalesce.ts";
 import { rebuild } from "./rebuild.ts";
@@ -59,6 +60,7 @@ export class Host {
       watchedFiles: () => self.state.watchedFiles,
       sources: () => self.state.sources,
       session: (id?: string) => self.session(id),
+      addPermissionRule: (u: PermissionRuleUpdate) => self.hooks.addPermissionRule.call(u) === true,
       service: <T>(name: string) => self.state.activator.service<T>(name),
       log: this.log,
       options: this.options,
@@ -102,7 +104,21 @@ export class Host {
 
   session(id = "default"): Session {
     let s = this.sessions.get(id);
-    if (!s) this.sessions.set(id, (s = new Session(id, (sid) => this.hooks.sessionToolsChanged.call(sid))));
+    if (!s) {
+      this.sessions.set(id, (s = new Session(id, (sid) => this.hooks.sessionToolsChanged.call(sid))));
+      if (tapped(this.hooks.sessionOpen)) {
+        const opened = s;
+        const done = () => void (opened.ready = undefined);
+        s.ready = this.hooks.sessionOpen.promise(s).then(done, done);
+      }
+    }
+    return s;
+  }
+
+  /** The session once its restore (host.hooks.sessionOpen: a store plugin) is done. */
+  async openSession(id = "default"): Promise<Session> {
+    const s = this.session(id);
+    if (s.ready) await s.ready;
     return s;
   }
 
@@ -142,7 +158,8 @@ export class Host {
     if (!build) return Promise.reject(new Error("host is not started"));
     const onAsk = this.options.onAsk;
     const o = onAsk && !("onAsk" in opts) ? { onAsk, ...opts } : opts;
-    return executeCall(build, this.state.view, this.session(o.sessionId), name, input, o);
+    const s = this.session(o.sessionId);
+    return s.ready ? s.ready.then(() => executeCall(build, this.state.view, s, name, input, o)) : executeCall(build, this.state.view, s, name, input, o);
   }
 
   /** A parallel batch on one generation (call/batch.ts), then PostToolBatch hooks. */
@@ -150,7 +167,7 @@ export class Host {
     const build = this.state.current;
     if (!build) return Promise.reject(new Error("host is not started"));
     const o: ExecuteOptions = { onAsk: this.options.onAsk, ...opts };
-    const run = { pool: build.pool, hooks: build.hooks, mode: build.mode, cwd: this.cwd, execute: (n: string, i: unknown, x: ExecuteOptions) => executeCall(build, this.state.view, this.session(x.sessionId), n, i, x) };
+    const run = { pool: build.pool, hooks: build.hooks, mode: build.mode, cwd: this.cwd, execute: async (n: string, i: unknown, x: ExecuteOptions) => executeCall(build, this.state.view, await this.openSession(x.sessionId), n, i, x) };
     return executeBatch(run, calls, o, this.session(opts.sessionId).id);
   }
 

@@ -1,19 +1,54 @@
 /**
  * A session is one conversation. It remembers which deferred tools ToolSearch loaded (in load order,
  * which never changes: prompt-cache friendly) and per-tool scratch state (read-before-write …).
+ *
+ * Persistence seam: `version` counts changes (a load, any set/delete/clear of `shared` or a
+ * `stateFor()` map; `touch()` for a value changed in place), so a store plugin (plugins/sessions)
+ * writes only when something changed; `ready` is the pending `host.hooks.sessionOpen` that restores
+ * the session, awaited by every call before it runs.
  */
 import type { SessionData } from "../types.ts";
+
+/** A Map that bumps its session's version on every change. */
+class TrackedMap<K, V> extends Map<K, V> {
+  private bump?: () => void;
+  constructor(bump: () => void) {
+    super();
+    this.bump = bump;
+  }
+  override set(k: K, v: V): this {
+    super.set(k, v);
+    this.bump?.();
+    return this;
+  }
+  override delete(k: K): boolean {
+    const had = super.delete(k);
+    if (had) this.bump?.();
+    return had;
+  }
+  override clear(): void {
+    if (this.size) this.bump?.();
+    super.clear();
+  }
+}
 
 export class Session implements SessionData {
   /** Deferred tool names loaded in this session, in the order they were first loaded. */
   readonly loaded: string[] = [];
   readonly state = new Map<string, Map<string, unknown>>();
   /** Scratch state shared by every tool of the session (ToolCallContext.sessionState). */
-  readonly shared = new Map<string, unknown>();
+  readonly shared: Map<string, unknown>;
+  /** Changes so far (see the file comment). */
+  version = 0;
+  /** The session's restore (host.hooks.sessionOpen) while it runs; calls wait for it. */
+  ready?: Promise<void>;
+  private readonly bump = () => void this.version++;
   constructor(
     readonly id: string,
     private readonly onChange: (id: string) => void = () => {},
-  ) {}
+  ) {
+    this.shared = new TrackedMap(this.bump);
+  }
 
   /** Mark deferred tools as loaded; returns the names that were new. */
   load(names: Iterable<string>): string[] {
@@ -24,7 +59,10 @@ export class Session implements SessionData {
         added.push(n);
       }
     }
-    if (added.length) this.onChange(this.id);
+    if (added.length) {
+      this.version++;
+      this.onChange(this.id);
+    }
     return added;
   }
 
@@ -34,7 +72,12 @@ export class Session implements SessionData {
 
   stateFor(key: string): Map<string, unknown> {
     let m = this.state.get(key);
-    if (!m) this.state.set(key, (m = new Map()));
+    if (!m) this.state.set(key, (m = new TrackedMap(this.bump)));
     return m;
+  }
+
+  /** Say that a value inside the session's state changed in place (a nested Map or object). */
+  touch(): void {
+    this.version++;
   }
 }

@@ -121,6 +121,11 @@ export interface HostHooks {
   readonly rebuildFailed: SyncHook<[RebuildInfo, ProblemReport[]]>;
   /** The model-visible pool changed (fingerprint differs). Fires once per generation that changes it. */
   readonly poolChanged: SyncHook<[PoolSnapshot, PoolDiff]>;
+  /**
+   * AsyncSeries: a session was first used in this host — restore its state here (the sessions plugin
+   * reads its store). Calls in the session wait for it; `await host.openSession(id)` for sync readers.
+   */
+  readonly sessionOpen: AsyncSeriesHook<[SessionData]>;
   /** A session loaded deferred tools (ToolSearch) or otherwise changed what it sees. */
   readonly sessionToolsChanged: SyncHook<[string]>;
   /** "allow always" and other rule updates; the permissions plugin persists them. First taker wins. */
@@ -194,6 +199,8 @@ export interface HostView {
   /** Plugin sources the last rebuild discovered (bundled manifests, config `plugins`, --plugin-dir), loaded or not. */
   sources?(): readonly PluginSource[];
   session(id?: string): SessionData;
+  /** Offer a rule update as host.hooks.addPermissionRule does (first taker wins); a store plugin restores a session's approvals with it. */
+  addPermissionRule?(update: PermissionRuleUpdate): boolean;
   /**
    * A live object another plugin provided under `name` (`ctx.provide`), e.g. the MCP plugin's
    * connections for `toolhost serve`: one plugin reaches another's state without importing its files.

@@ -130,6 +130,12 @@ export interface SessionData {
   load(names: Iterable<string>): string[];
   isLoaded(name: string): boolean;
   stateFor(key: string): Map<string, unknown>;
+  /** Changes so far: bumped by load() and by every set/delete/clear of `shared` or a stateFor() map (persistence seam). */
+  version: number;
+  /** Say that a value inside the state changed in place (a nested Map or object), so a store writes it. */
+  touch(): void;
+  /** The pending restore (host.hooks.sessionOpen); calls wait for it. */
+  ready?: Promise<void>;
 }
 
 /** What a settings source (host.settings: Claude Code settings files, .mcp.json) may add to a generation. */

@@ -61,7 +61,9 @@ export function sha1(buf: Buffer | string): string {
 }
 
 export function recordRead(ctx: Pick<ToolCallContext, "sessionState" | "state">, file: string, st: fs.Stats, content?: Buffer | string): void {
-  fileStates(ctx).set(file, { mtimeMs: st.mtimeMs, size: st.size, hash: content !== undefined ? sha1(content) : hashIfSmall(file, st) });
+  const m = fileStates(ctx);
+  m.set(file, { mtimeMs: st.mtimeMs, size: st.size, hash: content !== undefined ? sha1(content) : hashIfSmall(file, st) });
+  (ctx.sessionState ?? ctx.state).set(FILES_KEY, m); // set again: the session counts the change (Session.version), so a store saves it
 }
 
 function hashIfSmall(file: string, st: fs.Stats): string | undefined {

@@ -1,6 +1,7 @@
 import type { CommandContext } from "../context.ts";
 import { UsageError } from "../args.ts";
-import type { AskAnswer, ExecuteOutcome } from "../../index.ts";
+import type { AskAnswer, AskRequest, ExecuteOutcome, Host } from "../../index.ts";
+import { sessionIdProblem } from "../../../lib/session-store/limits.ts";
 
 /**
  * `toolhost call <tool> '<json>'`. Exit codes: 0 ran and succeeded, 1 the tool reported an error,
@@ -9,16 +10,17 @@ import type { AskAnswer, ExecuteOutcome } from "../../index.ts";
 export async function run(ctx: CommandContext): Promise<number> {
   const [name, rawJson] = ctx.args.positionals;
   if (!name) throw new UsageError("call needs a tool name");
+  const f = ctx.args.flags;
+  const sessionId = typeof f.session === "string" ? checkSession(f.session) : undefined;
   const host = await ctx.host();
   try {
-    const f = ctx.args.flags;
     const o = await host.execute(name, parseInput(rawJson), {
       source: "cli",
       dryRun: f["dry-run"] === true,
       yes: f.yes === true,
-      onAsk: f.yes === true || !ctx.io.isTTY ? undefined : prompt(ctx),
+      onAsk: f.yes === true || !ctx.io.isTTY ? undefined : prompt(ctx, host),
       autoLoadDeferred: true,
-      sessionId: typeof f.session === "string" ? f.session : undefined,
+      sessionId,
     });
     const code = exitCode(o);
     if (ctx.json) ctx.io.out(JSON.stringify(outcomeJson(o), null, 2));
@@ -39,10 +41,25 @@ function parseInput(rawJson: string | undefined): unknown {
   }
 }
 
-function prompt(ctx: CommandContext) {
-  return async (req: { tool: string; decision: { reason: string } }): Promise<AskAnswer> => {
+/** `--session ID`: the ids a session store accepts (lib/session-store); "default" is each process's unnamed session. */
+function checkSession(id: string): string {
+  const bad = sessionIdProblem(id);
+  if (bad) throw new UsageError(`--session: ${bad}`);
+  if (id === "default") throw new UsageError(`--session: "default" is the unnamed session every call without --session gets (never stored); name the session, e.g. --session s1`);
+  return id;
+}
+
+/**
+ * The terminal prompt. "Always" is what Claude Code does with it: the narrowed rule goes to this project's
+ * .claude/settings.local.json (the permissions plugin writes it atomically, and it holds for this session
+ * even when the file cannot be written), so later processes are not asked again.
+ */
+function prompt(ctx: CommandContext, host: Host) {
+  return async (req: AskRequest): Promise<AskAnswer> => {
     const a = (await ctx.io.readLine(`Allow ${req.tool}? ${req.decision.reason} [y]es / [n]o / [a]lways: `)).trim().toLowerCase();
-    return a.startsWith("a") ? "allowAlways" : a.startsWith("y") ? "allow" : "deny";
+    if (!a.startsWith("a")) return a.startsWith("y") ? "allow" : "deny";
+    const taken = host.hooks.addPermissionRule.call({ behavior: "allow", rule: req.tool, destination: "localSettings", tool: req.tool, input: req.input, sessionId: req.sessionId });
+    return taken ? "allow" : "allowAlways";
   };
 }
 

@@ -1,0 +1,49 @@
+/**
+ * Sessions that outlive a process: a session's loaded deferred tools, file read state, Bash cwd,
+ * "allow always" approvals, usage counts and background-task registry in a SessionStore
+ * (lib/session-store: memory, SQLite on disk — the CLI's default —, Redis). Core only offers the seam:
+ * host.hooks.sessionOpen restores a session on first use, Session.version says when to save; this
+ * plugin saves after each call that changed something (build.hooks.persist). Provides
+ * "sessions.usage" (usage counts for usage-driven deferral) and "sessions.admin" (`toolhost sessions`).
+ */
+import { definePlugin } from "../../core/index.ts";
+import type { SessionUsage } from "../../lib/session-store/index.ts";
+import { PLUGIN_NAME, Runtime } from "./runtime.ts";
+
+export const SESSIONS_SCHEMA = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    backend: { enum: ["memory", "sqlite", "redis"], description: "where sessions are kept (default: sqlite for the toolhost CLI, memory for a library host)" },
+    path: { type: "string", minLength: 1, description: "sqlite: the database file, relative to TOOLHOST_HOME (default sessions.db)" },
+    url: { type: "string", minLength: 1, description: "redis: the server URL" },
+    ttlSeconds: { type: "integer", minimum: 0, description: "a session not written for this long expires (default 604800 = 7 days; 0 = never)" },
+    maxSessions: { type: "integer", minimum: 1, description: "sessions kept at most; the least recently used are dropped (default 1000)" },
+    maxSessionBytes: { type: "integer", minimum: 1024, description: "bytes per session at most (default 1048576)" },
+    instanceId: { type: "string", minLength: 1, maxLength: 200, description: "this process's name in the task registry (default <hostname>:<pid>)" },
+  },
+};
+
+/** What `toolhost sessions` uses (the "sessions.admin" service). */
+export interface SessionsAdmin {
+  runtime: Runtime;
+}
+
+export default definePlugin({
+  name: PLUGIN_NAME,
+  apply(ctx) {
+    ctx.contributeConfig("sessions", SESSIONS_SCHEMA);
+    const rt = new Runtime(ctx);
+    ctx.hooks.sessionOpen.tapPromise(PLUGIN_NAME, (s) => rt.open(s));
+    // An observer: runs before the permissions plugin takes the update, never takes it.
+    ctx.hooks.addPermissionRule.tap({ name: PLUGIN_NAME, stage: -100 }, (u) => rt.approval(u));
+    ctx.hooks.build.tap(PLUGIN_NAME, (build) => {
+      build.hooks.persist.tapPromise(PLUGIN_NAME, (r) => rt.after(r));
+      if (rt.backend !== "memory") build.hooks.call.tapPromise(PLUGIN_NAME, (call) => rt.remoteTask(call));
+    });
+    const usage: SessionUsage = { counts: (o) => rt.usage(o) };
+    ctx.provide("sessions.usage", usage);
+    ctx.provide("sessions.admin", { runtime: rt } satisfies SessionsAdmin);
+    ctx.onDispose(() => rt.close());
+  },
+});
