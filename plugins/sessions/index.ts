@@ -39,7 +39,7 @@ export default definePlugin({
     ctx.hooks.addPermissionRule.tap({ name: PLUGIN_NAME, stage: -100 }, (u) => rt.approval(u));
     ctx.hooks.build.tap(PLUGIN_NAME, (build) => {
       build.hooks.persist.tapPromise(PLUGIN_NAME, (r) => rt.after(r));
-      if (rt.backend !== "memory") build.hooks.call.tapPromise(PLUGIN_NAME, (call) => rt.remoteTask(call));
+      if (rt.cfg(build.config).backend !== "memory") build.hooks.call.tapPromise(PLUGIN_NAME, (call) => rt.remoteTask(call));
     });
     const usage: SessionUsage = { counts: (o) => rt.usage(o) };
     ctx.provide("sessions.usage", usage);

@@ -37,7 +37,6 @@ export function home(): string {
 const TRIM_KEYS = ["command", "file_path", "notebook_path", "filePath", "path", "url"];
 
 export class Runtime {
-  readonly instanceId: string;
   private storeP?: Promise<SessionStore>;
   private fallback = false;
   private readonly tracks = new Map<string, Track>();
@@ -45,17 +44,21 @@ export class Runtime {
   private restoring = false;
   private timer?: NodeJS.Timeout;
 
-  constructor(private readonly ctx: PluginContext) {
-    this.instanceId = this.cfg().instanceId ?? process.env.TOOLHOST_INSTANCE_ID ?? `${os.hostname()}:${process.pid}`;
-  }
+  constructor(private readonly ctx: PluginContext) {}
 
-  cfg(): SessionsConfig {
-    const c = (this.ctx.host.config as { sessions?: SessionsConfig }).sessions ?? {};
+  /** The `sessions` config of `config` (a Build's), else of the current generation; read when the store opens. */
+  cfg(config: object = this.ctx.host.config): SessionsConfig {
+    const c = (config as { sessions?: SessionsConfig }).sessions ?? {};
     return { ...c, backend: c.backend ?? (isCli() ? "sqlite" : "memory") };
   }
 
   get backend(): string {
     return this.cfg().backend!;
+  }
+
+  /** This process's name in the task registry: `sessions.instanceId`, TOOLHOST_INSTANCE_ID, else `<hostname>:<pid>`. */
+  get instanceId(): string {
+    return this.cfg().instanceId ?? process.env.TOOLHOST_INSTANCE_ID ?? `${os.hostname()}:${process.pid}`;
   }
 
   /** The configured store, or an in-memory one after a loud warning when it cannot be opened. */
