@@ -11,46 +11,22 @@
  * session (`-p --output-format stream-json`) against a scripted Anthropic API on 127.0.0.1 that returns one case's
  * tool_use per assistant turn. The decision is read from each tool result's `permission_decision`; an "ask" is told
  * from a "deny" by `--permission-prompt-tool` pointing at a recording MCP tool (this file run with `--mcp`), which
- * answers deny so an asked call never runs. Safety: Claude Code's Bash runs through CLAUDE_CODE_SHELL = a fake shell
+ * answers deny so an asked call never runs. The stand-in API, the MCP servers and chownR are scripts/conformance/oracle.mjs's,
+ * shared with the conformance recorder (npm run conformance:record). Safety: Claude Code's Bash runs through CLAUDE_CODE_SHELL = a fake shell
  * that only logs (so `rm -rf /` in bypassPermissions executes nothing), and as root the whole session runs as
  * `nobody` in a scratch directory, so file tools cannot touch anything outside it either.
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import http from "node:http";
 import os from "node:os";
 import path from "node:path";
-import readline from "node:readline";
 import { fileURLToPath } from "node:url";
 import { layout, loadCases, substitute } from "./layout.mjs";
+import { NOBODY, ORACLE, chownR, fakeApi } from "../../../scripts/conformance/oracle.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const self = fileURLToPath(import.meta.url);
-const NOBODY = 65534;
 
-if (process.argv[2] === "--mcp") mcpServer(process.argv[3], process.argv[4]);
-else await main();
-
-/** A minimal stdio MCP server: "rec" has the permission prompt tool (logs, answers deny); others expose named echo tools. */
-function mcpServer(name, log) {
-  const tools = { rec: ["prompt"], github: ["get_issue", "create_issue"], db: ["query"], fs: ["read_file", "write_file"] }[name] ?? [];
-  const rl = readline.createInterface({ input: process.stdin });
-  const send = (m) => process.stdout.write(JSON.stringify(m) + "\n");
-  rl.on("line", (line) => {
-    let m;
-    try { m = JSON.parse(line); } catch { return; }
-    if (m.id === undefined) return;
-    const r = (result) => send({ jsonrpc: "2.0", id: m.id, result });
-    if (m.method === "initialize") r({ protocolVersion: m.params?.protocolVersion ?? "2025-06-18", capabilities: { tools: {} }, serverInfo: { name, version: "1.0.0" } });
-    else if (m.method === "tools/list") r({ tools: tools.map((t) => ({ name: t, description: `${name} ${t}`, inputSchema: { type: "object", properties: { q: { type: "string" }, tool_name: { type: "string" }, input: { type: "object" }, tool_use_id: { type: "string" } } } })) });
-    else if (m.method === "tools/call") {
-      if (name === "rec") {
-        fs.appendFileSync(log, JSON.stringify(m.params.arguments) + "\n");
-        r({ content: [{ type: "text", text: JSON.stringify({ behavior: "deny", message: "recorded as ask" }) }] });
-      } else r({ content: [{ type: "text", text: `${name} ${m.params.name} ran` }] });
-    } else r({});
-  });
-}
+await main();
 
 function args() {
   const a = process.argv.slice(2);
@@ -97,43 +73,6 @@ async function main() {
   process.stderr.write(`\nwrote ${outFile}\n`);
 }
 
-/** The stand-in Anthropic API: the n-th assistant turn returns steps[n] as a tool_use, then "done". */
-function fakeApi(steps) {
-  const server = http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (d) => (body += d));
-    req.on("end", () => {
-      if (!req.url.startsWith("/v1/messages") || req.url.includes("count_tokens")) {
-        res.writeHead(200, { "content-type": "application/json" });
-        return res.end(JSON.stringify({ input_tokens: 10 }));
-      }
-      let j = {};
-      try { j = JSON.parse(body); } catch {}
-      const n = (j.messages ?? []).filter((m) => m.role === "assistant").length;
-      const step = j.tools ? steps[n] : undefined;
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      const ev = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
-      ev("message_start", { message: { id: `msg_${n}`, type: "message", role: "assistant", model: j.model, content: [], stop_reason: null, usage: { input_tokens: 10, output_tokens: 1 } } });
-      if (step) {
-        ev("content_block_start", { index: 0, content_block: { type: "tool_use", id: step.id, name: step.name, input: {} } });
-        ev("content_block_delta", { index: 0, delta: { type: "input_json_delta", partial_json: JSON.stringify(step.input) } });
-        ev("content_block_stop", { index: 0 });
-        ev("message_delta", { delta: { stop_reason: "tool_use" }, usage: { output_tokens: 5 } });
-      } else {
-        ev("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
-        ev("content_block_delta", { index: 0, delta: { type: "text_delta", text: "done" } });
-        ev("content_block_stop", { index: 0 });
-        ev("message_delta", { delta: { stop_reason: "end_turn" }, usage: { output_tokens: 1 } });
-      }
-      ev("message_stop", {});
-      res.end();
-    });
-  });
-  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(server)));
-}
-
-
-
 async function runBatch(opt, batch) {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "cc-rec-")));
   const L = layout(root, batch[0].files ?? {}, batch[0].settings ?? {});
@@ -143,7 +82,7 @@ async function runBatch(opt, batch) {
   fs.writeFileSync(shell, `#!/bin/sh\nprintf '%s\\n' "$*" >> ${root}/shell.log\nexit 0\n`, { mode: 0o755 });
   const promptLog = path.join(root, "prompts.jsonl");
   fs.writeFileSync(promptLog, "");
-  const mcp = { mcpServers: Object.fromEntries(["rec", "github", "db", "fs"].map((n) => [n, { command: process.execPath, args: [self, "--mcp", n, promptLog] }])) };
+  const mcp = { mcpServers: Object.fromEntries(["rec", "github", "db", "fs"].map((n) => [n, { command: process.execPath, args: [ORACLE, "--mcp", n, promptLog] }])) };
   fs.writeFileSync(path.join(root, "mcp.json"), JSON.stringify(mcp));
   const steps = batch.map((c, i) => ({ id: `toolu_${String(i).padStart(3, "0")}_${c.id.replace(/[^A-Za-z0-9_-]/g, "_")}`, name: c.tool, input: substitute(c.input, L), case: c.id }));
   const server = await fakeApi(steps);
@@ -169,12 +108,6 @@ async function runBatch(opt, batch) {
   if (opt.keep || process.env.RECORD_DEBUG) fs.writeFileSync(path.join(root, "stream.jsonl"), out.so + "\n--stderr--\n" + out.se);
   else fs.rmSync(root, { recursive: true, force: true });
   return r;
-}
-
-function chownR(p, uid) {
-  fs.lchownSync(p, uid, uid);
-  const st = fs.lstatSync(p);
-  if (st.isDirectory()) for (const e of fs.readdirSync(p)) chownR(path.join(p, e), uid);
 }
 
 /** Decision per case: "ask" when the prompt tool was asked; else the tool result's permission_decision (accept → allow, reject → deny). */

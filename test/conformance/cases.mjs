@@ -1,0 +1,223 @@
+/**
+ * The conformance cases. Each is recorded against Claude Code (scripts/conformance/record.mjs → recordings/<id>.json)
+ * and replayed through toolhost (replay.test.ts); differences must be listed in differences.json.
+ *
+ * A case: {id, about, files?, homeFiles?, settings?: {project|local|user: {...}}, hooks?: [{event, matcher?, label,
+ * respond?: {stdout?, stderr?, exit?}, where?: "project"|"local"|"user"}], mcp?: {name: serverConfig},
+ * plugins?: [fixture dir names under test/fixtures/cc-plugins], mode?, env?, steps: [{name, input}], tools?: true}.
+ * Every step is one model turn with one tool_use (ids toolu_01, toolu_02 …).
+ */
+
+const A = "alpha\nbeta hello\ngamma\n";
+/** A recording hook on every tool event, answering nothing. */
+const TOOL_EVENTS = (prefix = "") => [
+  { event: "PreToolUse", matcher: "*", label: `${prefix}pre` },
+  { event: "PostToolUse", matcher: "*", label: `${prefix}post` },
+  { event: "PostToolUseFailure", matcher: "*", label: `${prefix}fail` },
+];
+const ALLOW_EDITS = { project: { permissions: { allow: ["Write", "Edit", "Bash(echo:*)", "Bash(printf:*)", "Bash(exit:*)", "Bash(ls:*)"] } } };
+const bash = (command, extra = {}) => ({ name: "Bash", input: { command, ...extra } });
+const respond = (stdout, exit = 0, stderr) => ({ stdout, exit, ...(stderr ? { stderr } : {}) });
+
+export const CASES = [
+  {
+    id: "tools-schema",
+    about: "the tools array: every built-in's input schema",
+    tools: true,
+    env: { ENABLE_TOOL_SEARCH: "false" },
+    steps: [{ name: "Read", input: { file_path: "{{cwd}}/a.txt" } }],
+    files: { "a.txt": A },
+  },
+  {
+    id: "read-results",
+    about: "Read: a file, a line range, an empty file, a missing file, a directory",
+    files: { "a.txt": A, "empty.txt": "" },
+    hooks: TOOL_EVENTS(),
+    steps: [
+      { name: "Read", input: { file_path: "{{cwd}}/a.txt" } },
+      { name: "Read", input: { file_path: "{{cwd}}/a.txt", offset: 2, limit: 1 } },
+      { name: "Read", input: { file_path: "{{cwd}}/empty.txt" } },
+      { name: "Read", input: { file_path: "{{cwd}}/missing.txt" } },
+      { name: "Read", input: { file_path: "{{cwd}}" } },
+    ],
+  },
+  {
+    id: "write-edit-results",
+    about: "Write and Edit: create, trailing whitespace, overwrite after Read, edit, missing old_string, replace_all, ambiguous",
+    files: { "a.txt": A, "b.txt": "one\ntwo\nthree\ntwo\n" },
+    settings: ALLOW_EDITS,
+    hooks: TOOL_EVENTS(),
+    steps: [
+      { name: "Write", input: { file_path: "{{cwd}}/new.txt", content: "fresh\n" } },
+      { name: "Write", input: { file_path: "{{cwd}}/ws.txt", content: "trailing  \ntab\t\n" } },
+      { name: "Read", input: { file_path: "{{cwd}}/a.txt" } },
+      { name: "Write", input: { file_path: "{{cwd}}/a.txt", content: "replaced\n" } },
+      { name: "Read", input: { file_path: "{{cwd}}/b.txt" } },
+      { name: "Edit", input: { file_path: "{{cwd}}/b.txt", old_string: "two", new_string: "TWO" } },
+      { name: "Edit", input: { file_path: "{{cwd}}/b.txt", old_string: "one", new_string: "ONE" } },
+      { name: "Edit", input: { file_path: "{{cwd}}/b.txt", old_string: "absent", new_string: "x" } },
+      { name: "Edit", input: { file_path: "{{cwd}}/b.txt", old_string: "e", new_string: "E", replace_all: true } },
+    ],
+  },
+  {
+    id: "bash-results",
+    about: "Bash: stdout, stderr interleaved, a failing exit code, no output",
+    settings: ALLOW_EDITS,
+    hooks: TOOL_EVENTS(),
+    steps: [bash("echo hi"), bash("echo out; echo err >&2; echo out2"), bash("exit 3"), bash("printf ''")],
+  },
+  {
+    id: "bash-inputs",
+    about: "Bash inputs Claude Code accepts: a timeout above 600000, a fractional timeout, dangerouslyDisableSandbox",
+    settings: ALLOW_EDITS,
+    hooks: TOOL_EVENTS(),
+    steps: [bash("echo slow", { timeout: 700000 }), bash("echo frac", { timeout: 1500.5 }), bash("echo nosandbox", { dangerouslyDisableSandbox: true })],
+  },
+  {
+    id: "write-unread",
+    about: "Write over an existing file that was never read",
+    files: { "a.txt": A },
+    settings: ALLOW_EDITS,
+    hooks: TOOL_EVENTS(),
+    steps: [{ name: "Write", input: { file_path: "{{cwd}}/a.txt", content: "replaced\n" } }],
+  },
+  {
+    id: "tools-deferred",
+    about: "the tools array with tool search on (Claude Code's default): ToolSearch and what is deferred",
+    tools: true,
+    steps: [{ name: "Read", input: { file_path: "{{cwd}}/a.txt" } }],
+    files: { "a.txt": A },
+  },
+  {
+    id: "glob-grep-results",
+    about: "Glob and Grep (Claude Code 2.1.328 has neither: it searches through Bash)",
+    files: { "a.txt": A, "sub/c.txt": "hello there\n" },
+    hooks: TOOL_EVENTS(),
+    steps: [
+      { name: "Glob", input: { pattern: "**/*.txt" } },
+      { name: "Grep", input: { pattern: "hello" } },
+      { name: "Grep", input: { pattern: "hello", output_mode: "content", "-o": true } },
+    ],
+  },
+  {
+    id: "hook-input-events",
+    about: "the stdin and environment of a hook on every event Claude Code fires in a -p session",
+    files: { "a.txt": A },
+    settings: ALLOW_EDITS,
+    hooks: [
+      ...TOOL_EVENTS(),
+      ...["PostToolBatch", "SessionStart", "UserPromptSubmit", "Stop", "SessionEnd", "PermissionRequest", "Notification", "PreCompact", "SubagentStop"].map((event) => ({ event, matcher: "*", label: event })),
+    ],
+    steps: [{ name: "Read", input: { file_path: "{{cwd}}/a.txt" } }, bash("echo hi"), bash("touch asked.txt")],
+  },
+];
+
+/** PreToolUse / PostToolUse output fields and exit codes: one case per answer, a Bash call and a Read after it. */
+const OUTPUTS = [
+  ["pre-exit0-text", "PreToolUse", respond("plain stdout from a hook")],
+  ["pre-exit2", "PreToolUse", respond("", 2, "blocked by the test hook")],
+  ["pre-exit1", "PreToolUse", respond("", 1, "hook failed, not blocking")],
+  ["pre-deny", "PreToolUse", respond({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "denied by the test hook" } })],
+  ["pre-deny-context", "PreToolUse", respond({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "denied by the test hook", additionalContext: "context beside a deny" } })],
+  ["pre-ask", "PreToolUse", respond({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "the test hook asks" } })],
+  ["pre-allow", "PreToolUse", respond({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", permissionDecisionReason: "allowed by the test hook" } })],
+  ["pre-updated-input", "PreToolUse", respond({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", updatedInput: { command: "echo rewritten" } } })],
+  ["pre-updated-input-illtyped", "PreToolUse", respond({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "allow", updatedInput: { command: 42 } } })],
+  ["pre-context", "PreToolUse", respond({ hookSpecificOutput: { hookEventName: "PreToolUse", additionalContext: "context from the pre hook" } })],
+  ["pre-continue-false", "PreToolUse", respond({ continue: false, stopReason: "the test hook stops the run" })],
+  ["pre-system-message", "PreToolUse", respond({ systemMessage: "a system message from the hook", suppressOutput: true })],
+  ["pre-legacy-block", "PreToolUse", respond({ decision: "block", reason: "legacy block" })],
+  ["post-block", "PostToolUse", respond({ decision: "block", reason: "blocked after the call" })],
+  ["post-context", "PostToolUse", respond({ hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "context from the post hook" } })],
+  ["post-exit2", "PostToolUse", respond("", 2, "post hook exit 2")],
+  ["post-exit1", "PostToolUse", respond("", 1, "post hook exit 1")],
+  ["post-continue-false", "PostToolUse", respond({ continue: false, stopReason: "the post hook stops the run" })],
+  ["post-updated-output-object", "PostToolUse", respond({ hookSpecificOutput: { hookEventName: "PostToolUse", updatedToolOutput: { stdout: "replaced output", stderr: "", interrupted: false, isImage: false } } })],
+  ["post-updated-output-string", "PostToolUse", respond({ hookSpecificOutput: { hookEventName: "PostToolUse", updatedToolOutput: "replaced as a string" } })],
+  ["post-updated-mcp-output", "PostToolUse", respond({ hookSpecificOutput: { hookEventName: "PostToolUse", updatedMCPToolOutput: [{ type: "text", text: "legacy mcp replacement" }] } })],
+  ["post-suppress-output", "PostToolUse", respond({ suppressOutput: true, systemMessage: "post system message" })],
+];
+for (const [id, event, r] of OUTPUTS) {
+  CASES.push({
+    id: `hook-out-${id}`,
+    about: `${event} hook answers ${JSON.stringify(r)}`,
+    files: { "a.txt": A },
+    settings: { project: { permissions: { allow: ["Bash(echo:*)", "Bash(touch:*)"] } } },
+    hooks: [{ event, matcher: "Bash", label: "answer", respond: r }, { event: "PostToolUse", matcher: "*", label: "post" }],
+    steps: [bash("echo original"), { name: "Read", input: { file_path: "{{cwd}}/a.txt" } }],
+  });
+}
+
+const ECHO_MCP = { echo: { command: "{{node}}", args: ["{{repo}}/scripts/conformance/oracle.mjs", "--mcp", "echo", "/dev/null"] } };
+
+CASES.push(
+  {
+    id: "matchers",
+    about: "matcher forms: exact, A|B, regex, *, empty, none, lower case, mcp__server__.*, mcp__server__tool, bare server",
+    files: { "a.txt": A },
+    mcp: ECHO_MCP,
+    env: { ENABLE_TOOL_SEARCH: "false" },
+    settings: { project: { enableAllProjectMcpServers: true, permissions: { allow: ["Write", "Edit", "Bash(echo:*)", "mcp__echo"] } } },
+    hooks: [
+      ["exact", "Bash"], ["alt", "Read|Write"], ["regex", "^Ed.*"], ["star", "*"], ["empty", ""], ["none", undefined], ["lower", "bash"],
+      ["mcp-all", "mcp__echo__.*"], ["mcp-one", "mcp__echo__ping"], ["mcp-server", "mcp__echo"], ["partial", "Rea"],
+    ].map(([label, matcher]) => ({ event: "PreToolUse", matcher, label: `m-${label}` })),
+    steps: [
+      bash("echo hi"),
+      { name: "Read", input: { file_path: "{{cwd}}/a.txt" } },
+      { name: "Write", input: { file_path: "{{cwd}}/b.txt", content: "b\n" } },
+      { name: "Edit", input: { file_path: "{{cwd}}/b.txt", old_string: "b", new_string: "c" } },
+      { name: "mcp__echo__ping", input: { q: "x" } },
+      { name: "mcp__echo__shout", input: { q: "y" } },
+    ],
+  },
+  {
+    id: "settings-layers",
+    about: "settings layers: a user deny, a project allow, a local ask; hooks in user, project and local settings",
+    settings: {
+      user: { permissions: { deny: ["Bash(rm:*)"] } },
+      project: { permissions: { allow: ["Bash(echo:*)", "Bash(touch:*)", "Bash(rm:*)"] } },
+      local: { permissions: { ask: ["Bash(touch:*)"] } },
+    },
+    hooks: [
+      { event: "PreToolUse", matcher: "Bash", label: "user-pre", where: "user" },
+      { event: "PreToolUse", matcher: "Bash", label: "project-pre", where: "project" },
+      { event: "PreToolUse", matcher: "Bash", label: "local-pre", where: "local" },
+    ],
+    steps: [bash("echo hi"), bash("touch made.txt"), bash("rm -f nothing.txt")],
+  },
+  {
+    id: "plugin-hookify",
+    about: "a real plugin (anthropics/claude-plugins-official hookify): its rule files block rm -rf and warn on .env writes",
+    plugins: ["hookify"],
+    files: {
+      ".claude/hookify.dangerous-rm.local.md": "---\nname: block-dangerous-rm\nenabled: true\nevent: bash\npattern: rm\\s+-rf\naction: block\n---\n\nDangerous rm command detected!\n",
+      ".claude/hookify.sensitive.local.md": "---\nname: warn-sensitive-files\nenabled: true\nevent: file\naction: warn\nconditions:\n  - field: file_path\n    operator: regex_match\n    pattern: \\.env$\n---\n\nSensitive file detected\n",
+    },
+    settings: { project: { permissions: { allow: ["Write", "Bash(echo:*)", "Bash(rm:*)"] } } },
+    hooks: [{ event: "PreToolUse", matcher: "*", label: "pre" }],
+    steps: [bash("rm -rf build"), { name: "Write", input: { file_path: "{{cwd}}/.env", content: "A=1\n" } }, bash("echo fine")],
+  },
+  {
+    id: "plugin-explanatory",
+    about: "a real plugin (anthropics/claude-plugins-official explanatory-output-style): a SessionStart hook that adds context",
+    plugins: ["explanatory-output-style"],
+    hooks: [{ event: "SessionStart", label: "session-start" }],
+    steps: [bash("echo hi")],
+    settings: { project: { permissions: { allow: ["Bash(echo:*)"] } } },
+  },
+  {
+    id: "scenario",
+    about: "issue 15 'done when': a plugin with a PostToolUse content scanner, a formatter hook and a SessionStart hook, plus a user-level hook",
+    plugins: ["scenario-guard"],
+    files: { "config.txt": "aws_key = AKIAIOSFODNN7EXAMPLE\n", "notes.txt": "keep\n" },
+    settings: { project: { permissions: { allow: ["Write", "Edit"] } } },
+    hooks: [{ event: "PreToolUse", matcher: "*", label: "user-logger", where: "user" }],
+    steps: [
+      { name: "Write", input: { file_path: "{{cwd}}/src.js", content: "const a = 'one';\nconst b = 'two';\n" } },
+      { name: "Edit", input: { file_path: "{{cwd}}/src.js", old_string: 'const b = "two";', new_string: 'const b = "TWO";' } },
+      { name: "Read", input: { file_path: "{{cwd}}/config.txt" } },
+      { name: "Read", input: { file_path: "{{cwd}}/notes.txt" } },
+    ],
+  },
+);

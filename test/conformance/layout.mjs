@@ -1,0 +1,171 @@
+/**
+ * The conformance cases' shared pieces, used by the recorder (scripts/conformance/record.mjs, against Claude Code)
+ * and the replay (test/conformance/replay.test.ts, through toolhost), so both see the same files, settings, hooks
+ * and plugins, and both observations are normalized the same way.
+ *
+ * A scratch root holds `project/` (the cwd), `home/` (HOME), `bin/hook-recorder.mjs`, `hooks.jsonl` (what the
+ * recording hook saw), `plugins/<name>/` (copies of test/fixtures/cc-plugins/<name>) and `tmp/`.
+ * `{{cwd}}`, `{{home}}` and `{{root}}` in a case's inputs, files and settings stand for their absolute paths.
+ */
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const HERE = path.dirname(fileURLToPath(import.meta.url));
+export const REPO = path.resolve(HERE, "../..");
+export const PLUGIN_FIXTURES = path.join(REPO, "test/fixtures/cc-plugins");
+export const RECORDINGS = path.join(HERE, "recordings");
+
+/** The tool_use id of a case's i-th step (0-based), the same in the recording and the replay. */
+export const stepId = (i) => `toolu_${String(i + 1).padStart(2, "0")}`;
+
+/** Where a hook's settings live: settings.json of the project, settings.local.json, the user's ~/.claude/settings.json. */
+const SETTINGS_FILE = { project: "project/.claude/settings.json", local: "project/.claude/settings.local.json", user: "home/.claude/settings.json" };
+
+export function substitute(v, L) {
+  if (typeof v === "string") return v.replaceAll("{{cwd}}", L.project).replaceAll("{{home}}", L.home).replaceAll("{{root}}", L.root).replaceAll("{{repo}}", REPO).replaceAll("{{node}}", L.node);
+  if (Array.isArray(v)) return v.map((x) => substitute(x, L));
+  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, substitute(x, L)]));
+  return v;
+}
+
+/** The recording hook's command line for one hook spec ({label, respond}). */
+export function recorderCommand(L, spec) {
+  const b64 = spec.respond ? Buffer.from(JSON.stringify(spec.respond)).toString("base64") : "";
+  return `${L.node} ${L.root}/bin/hook-recorder.mjs ${L.root}/hooks.jsonl ${spec.label}${b64 ? ` ${b64}` : ""}`;
+}
+
+/** Settings objects per layer: the case's own `settings[layer]` plus its `hooks` of that layer, in case order. */
+export function settingsFor(c, L) {
+  const out = {};
+  for (const [layer, s] of Object.entries(c.settings ?? {})) out[layer] = substitute(structuredClone(s), L);
+  for (const h of c.hooks ?? []) {
+    const layer = h.where ?? "project";
+    const s = (out[layer] ??= {});
+    const ev = ((s.hooks ??= {})[h.event] ??= []);
+    const cmd = { type: "command", command: recorderCommand(L, h), ...(h.timeout ? { timeout: h.timeout } : {}) };
+    ev.push(h.matcher === undefined ? { hooks: [cmd] } : { matcher: h.matcher, hooks: [cmd] });
+  }
+  return out;
+}
+
+function writeFiles(dir, files, L) {
+  for (const [rel, text] of Object.entries(files ?? {})) {
+    const p = path.join(dir, rel);
+    fs.mkdirSync(path.dirname(p), { recursive: true });
+    fs.writeFileSync(p, substitute(String(text), L));
+  }
+}
+
+/** Build a case's layout under `root` (an empty real directory). `node`: the node binary hook commands name. */
+export function buildLayout(root, c, node = process.execPath) {
+  const L = { root, project: path.join(root, "project"), home: path.join(root, "home"), hookLog: path.join(root, "hooks.jsonl"), node, plugins: [] };
+  for (const d of [L.project, L.home, path.join(root, "bin"), path.join(root, "tmp")]) fs.mkdirSync(d, { recursive: true });
+  fs.copyFileSync(path.join(HERE, "hook-recorder.mjs"), path.join(root, "bin/hook-recorder.mjs"));
+  fs.writeFileSync(L.hookLog, "");
+  writeFiles(L.project, c.files, L);
+  writeFiles(L.home, c.homeFiles, L);
+  for (const [layer, s] of Object.entries(settingsFor(c, L))) {
+    const f = path.join(root, SETTINGS_FILE[layer]);
+    fs.mkdirSync(path.dirname(f), { recursive: true });
+    fs.writeFileSync(f, JSON.stringify(s, null, 2));
+  }
+  if (c.mcp) fs.writeFileSync(path.join(L.project, ".mcp.json"), JSON.stringify({ mcpServers: substitute(c.mcp, L) }, null, 2));
+  for (const name of c.plugins ?? []) {
+    const dest = path.join(root, "plugins", name);
+    fs.cpSync(path.join(PLUGIN_FIXTURES, name), dest, { recursive: true });
+    L.plugins.push(dest);
+  }
+  // Claude Code's trust store: the project is trusted (the replay passes trustWorkspace: true to toolhost).
+  fs.writeFileSync(path.join(L.home, ".claude.json"), JSON.stringify({ hasCompletedOnboarding: true, projects: { [L.project]: { hasTrustDialogAccepted: true, allowedTools: [] } } }));
+  return L;
+}
+
+/** Every file under `dir` (relative path → text), skipping .claude/ and .git/. */
+export function snapshot(dir) {
+  const out = {};
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) {
+        if (e.name !== ".claude" && e.name !== ".git") walk(p);
+      } else if (e.isFile()) out[path.relative(dir, p)] = fs.readFileSync(p, "utf8");
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** Files created or changed (→ text) and removed (→ null) between two snapshots. */
+export function fileChanges(before, after) {
+  const out = {};
+  for (const [k, v] of Object.entries(after)) if (before[k] !== v) out[k] = v;
+  for (const k of Object.keys(before)) if (!(k in after)) out[k] = null;
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** Environment keys never compared: the runner's own (HOME, PATH …) and the shell's bookkeeping. */
+const ENV_SKIP = new Set(["HOME", "PATH", "TMPDIR", "SHLVL", "_", "OLDPWD"]);
+
+/**
+ * The hook invocations of a run: {label, event, stdin, env} where env holds only what the runner added to or
+ * changed in `baseEnv` (the environment the runner itself was started with).
+ */
+export function readHookLog(file, baseEnv) {
+  if (!fs.existsSync(file)) return [];
+  return fs.readFileSync(file, "utf8").split("\n").filter(Boolean).map((line) => {
+    const r = JSON.parse(line);
+    const env = {};
+    for (const k of Object.keys(r.env).sort()) if (!ENV_SKIP.has(k) && baseEnv[k] !== r.env[k]) env[k] = r.env[k];
+    return { label: r.label, event: r.stdin?.hook_event_name ?? null, stdin: r.stdin, env };
+  });
+}
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
+const ISO = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g;
+/** Env values that name a process, a token or a user id of this run. */
+const ENV_VOLATILE = { CLAUDE_PID: "{{pid}}", CLAUDE_CODE_MESSAGING_TOKEN: "{{token}}" };
+
+/**
+ * Scrub one run's observation: machine paths to {{cwd}}/{{home}}/{{root}}/{{node}}, the session's ids to
+ * {{session_id}}/{{prompt_id}}, other UUIDs to {{uuid}}, timestamps to {{time}}, durations to 0.
+ */
+export function scrub(obs, L) {
+  const ids = new Map();
+  for (const h of obs.hooks ?? []) {
+    if (typeof h.stdin?.session_id === "string" && h.stdin.session_id) ids.set(h.stdin.session_id, "{{session_id}}");
+    if (typeof h.stdin?.prompt_id === "string" && h.stdin.prompt_id) ids.set(h.stdin.prompt_id, "{{prompt_id}}");
+  }
+  const pid = obs.hooks?.find((h) => h.env.CLAUDE_PID)?.env.CLAUDE_PID;
+  const slug = (p) => p.replace(/[^A-Za-z0-9]/g, "-");
+  const pairs = [[L.project, "{{cwd}}"], [slug(L.project), "{{cwd-slug}}"], [L.home, "{{home}}"], [L.root, "{{root}}"], [L.node, "{{node}}"], [L.toolhostHome, "{{toolhost-home}}"], ...ids];
+  const str = (s) => {
+    for (const [a, b] of pairs) if (a) s = s.replaceAll(a, b);
+    s = s.replace(UUID, "{{uuid}}").replace(ISO, "{{time}}").replace(/\/claude-\d+\//g, "/claude-{{uid}}/");
+    if (pid) s = s.replaceAll(`/${pid}.sock`, "/{{pid}}.sock");
+    return s;
+  };
+  const walk = (v, key) => {
+    if (typeof v === "string") return str(v);
+    if (typeof v === "number" && (key === "duration_ms" || key === "durationMs")) return 0;
+    if (Array.isArray(v)) return v.map((x) => walk(x));
+    if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k)]));
+    return v;
+  };
+  const out = walk(obs);
+  for (const h of out.hooks ?? []) for (const [k, ph] of Object.entries(ENV_VOLATILE)) if (k in h.env) h.env[k] = ph;
+  return out;
+}
+
+/** The text a model sees in a tool_result's content (a string, or text/image blocks). */
+export function resultText(content) {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((b) => (b.type === "text" ? b.text : `[${b.type}]`)).join("\n");
+}
+
+/** The recording of a case, or undefined when it was never recorded. */
+export function loadRecording(id) {
+  const f = path.join(RECORDINGS, `${id}.json`);
+  return fs.existsSync(f) ? JSON.parse(fs.readFileSync(f, "utf8")) : undefined;
+}

@@ -1,0 +1,87 @@
+/**
+ * Replay one conformance case through toolhost: the same scratch layout as the recording (settings layers, hooks as
+ * real child processes running the same recording hook, plugin directories, .mcp.json), one createHost, every step
+ * as one model turn (a batch of one call, so PostToolBatch fires after each turn as Claude Code fires it), then the
+ * same observation Claude Code's recording holds, scrubbed the same way.
+ */
+import fs from "node:fs";
+import { createHost, type ExecuteOutcome } from "../../core/index.ts";
+import { toAnthropicTools } from "../../plugins/tool-search/adapters.ts";
+import { tmpdir } from "../helpers.ts";
+import type { Observation } from "./compare.ts";
+import { buildLayout, fileChanges, readHookLog, resultText, scrub, snapshot, stepId, substitute } from "./layout.mjs";
+
+export interface ConformanceCase {
+  id: string;
+  about: string;
+  steps: { name: string; input: unknown }[];
+  tools?: boolean;
+  mode?: string;
+  [k: string]: unknown;
+}
+
+const SESSION = "conformance-session";
+
+/**
+ * The permission decision as Claude Code's stream reports it: an asked call answered "deny" by the prompt tool is
+ * {ask, user_reject}; a PreToolUse hook's own allow/deny carries source "hook"; other denies "config".
+ */
+function decisionOf(o: ExecuteOutcome, asked: boolean): { decision: string; source?: string } {
+  if (o.status === "unknown-tool") return { decision: "unknown-tool" };
+  if (asked || o.status === "not-approved") return { decision: "ask", source: "user_reject" };
+  const decision = o.decision === "deny" || o.status === "denied" ? "deny" : "allow";
+  const byHook = o.trace.some((t) => t.stage === "hook.PreToolUse" && t.outcome === decision);
+  if (decision === "deny") return { decision, source: byHook ? "hook" : "config" };
+  return { decision, ...(byHook ? { source: "hook" } : {}) };
+}
+
+/**
+ * The session's start, as Claude Code runs it before the first model turn: SessionStart and UserPromptSubmit hooks,
+ * and the context they add ("<Event> hook additional context: …"). toolhost has no session events API yet (issue 15
+ * item 4): wire it in here when it lands, and the allow-list entries for SessionStart/UserPromptSubmit go away.
+ */
+async function startSession(_host: Awaited<ReturnType<typeof createHost>>): Promise<string[]> {
+  return [];
+}
+
+export async function replayCase(c: ConformanceCase): Promise<Observation> {
+  const root = tmpdir("conf-replay-");
+  const L = buildLayout(root, c);
+  const baseEnv = { ...process.env } as Record<string, string>;
+  const home = process.env.HOME;
+  // A user-level hook lives in the scratch HOME, as in the recording (~/.claude/settings.json).
+  process.env.HOME = L.home;
+  let current = "";
+  const asked = new Set<string>();
+  const host = await createHost({
+    cwd: L.project,
+    pluginDirs: L.plugins,
+    mode: c.mode ?? "default",
+    trustWorkspace: true,
+    onAsk: () => {
+      asked.add(current);
+      return { behavior: "deny", message: "recorded as ask" };
+    },
+  });
+  try {
+    const before = snapshot(L.project);
+    const obs: Observation = { sessionContext: await startSession(host), steps: [], hooks: [], files: {} };
+    if (c.tools) obs.tools = toAnthropicTools(host).map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema, ...(t.defer_loading ? { defer_loading: true } : {}) }));
+    for (const [i, s] of c.steps.entries()) {
+      current = stepId(i);
+      const input = substitute(s.input, L);
+      // Claude Code with tool search off loads every tool eagerly: a deferred toolhost tool is then called by name.
+      const autoLoadDeferred = (c.env as Record<string, string> | undefined)?.ENABLE_TOOL_SEARCH === "false";
+      const [o] = await host.executeBatch([{ name: s.name, input, toolUseId: current }], { sessionId: SESSION, source: "model", autoLoadDeferred });
+      const r = o!.result;
+      obs.steps.push({ id: current, name: s.name, input, ...decisionOf(o!, asked.has(current)), result: { content: resultText(r.content), is_error: !!r.isError } });
+    }
+    obs.hooks = readHookLog(L.hookLog, baseEnv) as Observation["hooks"];
+    obs.files = fileChanges(before, snapshot(L.project));
+    return scrub(obs, { ...L, toolhostHome: process.env.TOOLHOST_HOME }) as Observation;
+  } finally {
+    await host.close();
+    process.env.HOME = home;
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+}
