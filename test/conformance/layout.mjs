@@ -104,8 +104,8 @@ export function fileChanges(before, after) {
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
 }
 
-/** Environment keys never compared: the runner's own (HOME, PATH …) and the shell's bookkeeping. */
-const ENV_SKIP = new Set(["HOME", "PATH", "TMPDIR", "SHLVL", "_", "OLDPWD"]);
+/** Environment keys never compared: the runner's own (HOME, PATH, CLAUDE_CONFIG_DIR …) and the shell's bookkeeping. */
+const ENV_SKIP = new Set(["HOME", "PATH", "TMPDIR", "SHLVL", "_", "OLDPWD", "CLAUDE_CONFIG_DIR"]);
 
 /**
  * The hook invocations of a run: {label, event, stdin, env} where env holds only what the runner added to or

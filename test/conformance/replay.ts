@@ -5,6 +5,7 @@
  * same observation Claude Code's recording holds, scrubbed the same way.
  */
 import fs from "node:fs";
+import path from "node:path";
 import { createHost, type ExecuteOutcome } from "../../core/index.ts";
 import { toAnthropicTools } from "../../plugins/tool-search/adapters.ts";
 import { tmpdir } from "../helpers.ts";
@@ -48,9 +49,10 @@ export async function replayCase(c: ConformanceCase): Promise<Observation> {
   const root = tmpdir("conf-replay-");
   const L = buildLayout(root, c);
   const baseEnv = { ...process.env } as Record<string, string>;
-  const home = process.env.HOME;
-  // A user-level hook lives in the scratch HOME, as in the recording (~/.claude/settings.json).
+  const saved = { HOME: process.env.HOME, CLAUDE_CONFIG_DIR: process.env.CLAUDE_CONFIG_DIR };
+  // User-level settings live in the scratch HOME, as in the recording (~/.claude/settings.json, no CLAUDE_CONFIG_DIR).
   process.env.HOME = L.home;
+  process.env.CLAUDE_CONFIG_DIR = path.join(L.home, ".claude");
   let current = "";
   const asked = new Set<string>();
   const host = await createHost({
@@ -81,7 +83,8 @@ export async function replayCase(c: ConformanceCase): Promise<Observation> {
     return scrub(obs, { ...L, toolhostHome: process.env.TOOLHOST_HOME }) as Observation;
   } finally {
     await host.close();
-    process.env.HOME = home;
+    for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
     fs.rmSync(root, { recursive: true, force: true });
   }
 }
