@@ -13,12 +13,16 @@ import { definePlugin, DEFER_STAGE_ALWAYS_LOAD, DEFER_STAGE_POLICY, PERMISSION_S
 import { DeferralPolicy, PLUGIN_NAME, readSettings } from "./policy.ts";
 import { indexFor } from "./search.ts";
 import { toolSearchTool, TOOL_SEARCH_NAME } from "./tool.ts";
+import { providerOf, trustViewOf, type UsageSnapshot } from "./usage.ts";
+import { USAGE_REPORT_SERVICE, usageReportService } from "./usage-report.ts";
 
 export { parseQuery, search, indexFor, buildDeferredIndex, type SearchOutcome, type ParsedQuery } from "./search.ts";
 export { ToolIndex, DEFAULT_OPTIONS, PLAIN_BM25, type RankOptions, type SearchDoc, type Hit } from "./rank.ts";
 export * from "./adapters.ts";
 export { DeferralPolicy, readSettings, PLUGIN_NAME } from "./policy.ts";
 export { TOOL_SEARCH_NAME, TOOL_SEARCH_DEFINITION, toolSearchTool } from "./tool.ts";
+export { MemoryUsage, sessionUsageProvider, suggest, USAGE_SERVICE, type UsageProvider, type UsageSnapshot, type UsageSuggestion } from "./usage.ts";
+export { USAGE_REPORT_SERVICE, type UsageReport, type UsageReportService } from "./usage-report.ts";
 
 export default definePlugin({
   name: PLUGIN_NAME,
@@ -29,13 +33,25 @@ export default definePlugin({
       host = undefined;
     });
     const def = toolSearchTool(() => host);
+    const service = <T>(name: string) => host?.service<T>(name);
+    let current: DeferralPolicy | undefined;
+    ctx.provide(USAGE_REPORT_SERVICE, usageReportService(() => host, () => current, () => providerOf(service)));
     ctx.hooks.build.tap(PLUGIN_NAME, (build) => {
       const settings = readSettings(build.config, build.plugins);
       const policy = new DeferralPolicy(settings);
+      policy.plugins = build.plugins;
+      policy.trust = trustViewOf(service);
+      current = policy;
+      let usage: UsageSnapshot | undefined;
 
       build.hooks.collect.tapPromise(PLUGIN_NAME, async (collector) => {
         for (const message of settings.problems) collector.problem({ plugin: PLUGIN_NAME, file: settings.file, path: "/toolSearch", message, severity: "warning" });
         if (settings.mode === "off") return;
+        if (settings.usage.policy === "apply") {
+          const provider = providerOf(service);
+          if (!provider) collector.problem({ plugin: PLUGIN_NAME, file: settings.file, path: "/toolSearch/usage/policy", message: 'toolSearch.usage.policy is "apply" but no session store provides usage counts (the sessions plugin\'s "sessions.usage"): nothing is promoted or deferred by usage', severity: "warning" });
+          else usage = await provider.snapshot().catch((e: Error) => void collector.problem({ plugin: PLUGIN_NAME, file: settings.file, path: "/toolSearch/usage", message: `usage counts could not be read: ${e.message}; deferral ignores usage this build`, severity: "warning" }));
+        }
         const tool: Tool = { ...def, origin: "builtin", plugin: PLUGIN_NAME, file: ctx.plugin.manifestFile };
         collector.add(tool);
       });
@@ -43,6 +59,7 @@ export default definePlugin({
       // Sees the whole list before the defer phase: measure for `auto`, and offer ToolSearch only when
       // this policy defers at least one tool (nothing to search → no ToolSearch, no tokens spent on it).
       build.hooks.sort.tap(PLUGIN_NAME, (tools) => {
+        policy.planUsage(tools, usage);
         policy.measure(tools);
         const isSelf = (t: Tool) => t.name === TOOL_SEARCH_NAME && t.plugin === PLUGIN_NAME;
         if (tools.some((t) => !isSelf(t) && !policy.alwaysLoad(t) && policy.policy(t)?.defer === true)) return tools;

@@ -9,7 +9,7 @@ type Meta = Omit<Command, "run">;
 const lazy = (meta: Meta, load: () => Promise<{ run(ctx: CommandContext): Promise<number> }>): Command => ({ ...meta, run: async (ctx) => (await load()).run(ctx) });
 
 export const commands: Command[] = [
-  lazy({ name: "tools", summary: "list the tool pool as the model sees it (loaded, deferred, excluded, errors)", usage: "toolhost tools [--json]", flags: {} }, () => import("./tools.ts")),
+  lazy({ name: "tools", summary: "list the tool pool as the model sees it (loaded, deferred, excluded, errors)", usage: "toolhost tools [--json] [--usage]", flags: { usage: "per-tool session frequency from the session store and usage-driven deferral suggestions (tool-search)" } }, () => import("./tools.ts")),
   lazy(
     { name: "explain", summary: "say why a tool is loaded, deferred, excluded or unknown (rule, plugin, file)", usage: "toolhost explain <tool> [--json]", flags: {}, exits: { "1": "the tool is unknown" } },
     () => import("./explain.ts"),

@@ -37,6 +37,7 @@ export function table(rows: string[][]): string {
 export async function run(ctx: CommandContext): Promise<number> {
   const host = await ctx.host();
   try {
+    if (ctx.args.flags.usage === true) return await usage(ctx, host);
     const j = toolsJson(host);
     if (ctx.json) {
       ctx.io.out(JSON.stringify(j, null, 2));
@@ -63,4 +64,16 @@ export async function run(ctx: CommandContext): Promise<number> {
   } finally {
     await host.close();
   }
+}
+
+/** `toolhost tools --usage`: asks the tool-search plugin's "tool-search.usage" service (core imports no plugin). */
+async function usage(ctx: CommandContext, host: Host): Promise<number> {
+  const svc = host.service<{ report(): Promise<unknown>; text(r: unknown): string }>("tool-search.usage");
+  if (!svc) {
+    ctx.io.err("toolhost tools --usage: the tool-search plugin is not loaded (it provides usage-driven deferral)");
+    return 1;
+  }
+  const r = await svc.report();
+  ctx.io.out(ctx.json ? JSON.stringify(r, null, 2) : svc.text(r));
+  return 0;
 }
