@@ -17,6 +17,7 @@ export const SESSIONS_SCHEMA = {
     backend: { enum: ["memory", "sqlite", "redis"], description: "where sessions are kept (default: sqlite for the toolhost CLI, memory for a library host)" },
     path: { type: "string", minLength: 1, description: "sqlite: the database file, relative to TOOLHOST_HOME (default sessions.db)" },
     url: { type: "string", minLength: 1, description: "redis: the server URL" },
+    prefix: { type: "string", minLength: 1, maxLength: 100, description: "redis: key prefix (default toolhost:), so several fleets or test runs share one Redis" },
     ttlSeconds: { type: "integer", minimum: 0, description: "a session not written for this long expires (default 604800 = 7 days; 0 = never)" },
     maxSessions: { type: "integer", minimum: 1, description: "sessions kept at most; the least recently used are dropped (default 1000)" },
     maxSessionBytes: { type: "integer", minimum: 1024, description: "bytes per session at most (default 1048576)" },

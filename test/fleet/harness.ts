@@ -151,7 +151,19 @@ export function writeProject(dir: string): void {
   fs.writeFileSync(path.join(dir, "notes.txt"), "alpha\nbeta\n");
   const p = path.join(dir, "deferred-plugin");
   fs.mkdirSync(p, { recursive: true });
-  fs.writeFileSync(path.join(p, "toolhost.plugin.json"), JSON.stringify({ name: "deferred-plugin", tools: ["./tool.mjs"] }));
+  fs.writeFileSync(path.join(p, "toolhost.plugin.json"), JSON.stringify({ name: "deferred-plugin", tools: ["./tool.mjs", "./echo.mjs"] }));
+  fs.writeFileSync(
+    path.join(p, "echo.mjs"),
+    `import { defineTool } from "toolhost";
+export default defineTool({
+  name: "Echo_text",
+  description: "Echo a text back (an in-process tool for benchmarks).",
+  inputSchema: { properties: { text: { type: "string" } }, required: ["text"] },
+  isReadOnly: true,
+  call: ({ text }) => text,
+});
+`,
+  );
   fs.writeFileSync(
     path.join(p, "tool.mjs"),
     `import { defineTool } from "toolhost";
