@@ -10,7 +10,7 @@
  * reported as unavailable and nothing is promoted.
  */
 import type { HostConfig, LoadedPlugin, Tool } from "../../core/index.ts";
-import type { SessionUsage, UsageCount } from "../../lib/session-store/index.ts";
+import type { SessionStore, SessionUsage, UsageCount } from "../../lib/session-store/index.ts";
 
 export const USAGE_SERVICE = "sessions.usage";
 
@@ -144,10 +144,31 @@ export function suggest(snap: UsageSnapshot, pool: PoolView, s: UsageSettings): 
   return { suggestions: out };
 }
 
-/** The usage provider of a host: the sessions plugin's service when present. */
+/** The store behind the sessions plugin ("sessions.admin" → runtime.store()), for session frequency. */
+type AdminLike = { runtime?: { store?(): Promise<Pick<SessionStore, "list" | "usage">> } };
+
+/**
+ * Session frequency from a store: its live sessions, and per tool how many of them have a usage count
+ * (`list()` + `usage({sessionId})` each; the store keeps at most `maxSessions`, 1000 by default).
+ */
+export function storeSessionCounts(store: () => Promise<Pick<SessionStore, "list" | "usage">>): () => Promise<{ sessions: number; tools: Record<string, number> }> {
+  return async () => {
+    const st = await store();
+    const list = await st.list();
+    const tools: Record<string, number> = {};
+    for (const s of list) for (const name of Object.keys(await st.usage({ sessionId: s.id }))) tools[name] = (tools[name] ?? 0) + 1;
+    return { sessions: list.length, tools };
+  };
+}
+
+/** The usage provider of a host: the sessions plugin's service when present (session frequency from its store). */
 export function providerOf(service: <T>(name: string) => T | undefined, fallback?: UsageProvider): UsageProvider | undefined {
   const svc = service<SessionUsageLike>(USAGE_SERVICE);
-  return svc && typeof svc.counts === "function" ? sessionUsageProvider(svc) : fallback;
+  if (!svc || typeof svc.counts !== "function") return fallback;
+  if (svc.sessionCounts) return sessionUsageProvider(svc);
+  const rt = service<AdminLike>("sessions.admin")?.runtime;
+  if (rt && typeof rt.store === "function") return sessionUsageProvider({ counts: (o) => svc.counts(o), sessionCounts: storeSessionCounts(() => rt.store!()) });
+  return sessionUsageProvider(svc);
 }
 
 /**
