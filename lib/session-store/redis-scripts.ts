@@ -12,6 +12,7 @@
 
 const COMMON = `
 local function len16(s)
+  if not string.find(s, "[\\128-\\255]") then return #s end
   local _, cont = string.gsub(s, "[\\128-\\191]", "")
   local _, astral = string.gsub(s, "[\\240-\\247]", "")
   return #s - cont + astral
