@@ -45,7 +45,7 @@ async function recordCase(bin, c) {
     ...(c.tools ? { tools: toolsArray(server.requests) } : {}),
     sessionContext: sessionContext(server.requests),
     steps: observeSteps(steps, server.requests, lines, promptLog),
-    hooks: readHookLog(L.hookLog, env),
+    hooks: readHookLog(L, env),
     files: fileChanges(before, snapshot(L.project)),
   };
   if (keep) {

@@ -4,6 +4,7 @@ export interface Layout {
   project: string;
   home: string;
   hookLog: string;
+  hookDir: string;
   node: string;
   plugins: string[];
   toolhostHome?: string;
@@ -19,7 +20,7 @@ export function settingsFor(c: object, L: Layout): Record<string, Record<string,
 export function buildLayout(root: string, c: object, node?: string): Layout;
 export function snapshot(dir: string): Record<string, string>;
 export function fileChanges(before: Record<string, string>, after: Record<string, string>): Record<string, string | null>;
-export function readHookLog(file: string, baseEnv: Record<string, string | undefined>): { label: string; event: string | null; stdin: any; env: Record<string, string> }[];
+export function readHookLog(L: Layout, baseEnv: Record<string, string | undefined>): { label: string; event: string | null; stdin: any; env: Record<string, string> }[];
 export function scrub<T>(obs: T, L: Layout): T;
 export function resultText(content: unknown): string;
 export function loadRecording(id: string): any;

@@ -3,8 +3,9 @@
  * and the replay (test/conformance/replay.test.ts, through toolhost), so both see the same files, settings, hooks
  * and plugins, and both observations are normalized the same way.
  *
- * A scratch root holds `project/` (the cwd), `home/` (HOME), `bin/hook-recorder.mjs`, `hooks.jsonl` (what the
- * recording hook saw), `plugins/<name>/` (copies of test/fixtures/cc-plugins/<name>) and `tmp/`.
+ * A scratch root holds `project/` (the cwd), `home/` (HOME), `bin/hook-recorder.sh`, `hooks/` (what the recording
+ * hook saw), `hooks.jsonl` (what fixture plugins' own hook scripts saw), `plugins/<name>/` (copies of
+ * test/fixtures/cc-plugins/<name>) and `tmp/`.
  * `{{cwd}}`, `{{home}}` and `{{root}}` in a case's inputs, files and settings stand for their absolute paths.
  */
 import fs from "node:fs";
@@ -29,10 +30,14 @@ export function substitute(v, L) {
   return v;
 }
 
-/** The recording hook's command line for one hook spec ({label, respond}). */
+/** The recording hook's command line for one hook spec ({label, respond: {stdout?, stderr?, exit?}}). */
 export function recorderCommand(L, spec) {
-  const b64 = spec.respond ? Buffer.from(JSON.stringify(spec.respond)).toString("base64") : "";
-  return `${L.node} ${L.root}/bin/hook-recorder.mjs ${L.root}/hooks.jsonl ${spec.label}${b64 ? ` ${b64}` : ""}`;
+  const r = spec.respond ?? {};
+  const b64 = (v) => (v === undefined || v === "" ? "" : Buffer.from(typeof v === "string" ? v : JSON.stringify(v)).toString("base64"));
+  const args = [r.exit ?? 0, b64(r.stdout), b64(r.stderr)].map((a) => (a === "" ? "''" : a));
+  while (args.length && args[args.length - 1] === "''") args.pop();
+  if (args.length === 1 && args[0] === 0) args.pop();
+  return `sh ${L.root}/bin/hook-recorder.sh ${L.hookDir} ${spec.label}${args.length ? ` ${args.join(" ")}` : ""}`;
 }
 
 /** Settings objects per layer: the case's own `settings[layer]` plus its `hooks` of that layer, in case order. */
@@ -59,9 +64,10 @@ function writeFiles(dir, files, L) {
 
 /** Build a case's layout under `root` (an empty real directory). `node`: the node binary hook commands name. */
 export function buildLayout(root, c, node = process.execPath) {
-  const L = { root, project: path.join(root, "project"), home: path.join(root, "home"), hookLog: path.join(root, "hooks.jsonl"), node, plugins: [] };
+  const L = { root, project: path.join(root, "project"), home: path.join(root, "home"), hookLog: path.join(root, "hooks.jsonl"), hookDir: path.join(root, "hooks"), node, plugins: [] };
   for (const d of [L.project, L.home, path.join(root, "bin"), path.join(root, "tmp")]) fs.mkdirSync(d, { recursive: true });
-  fs.copyFileSync(path.join(HERE, "hook-recorder.mjs"), path.join(root, "bin/hook-recorder.mjs"));
+  fs.copyFileSync(path.join(HERE, "hook-recorder.sh"), path.join(root, "bin/hook-recorder.sh"));
+  fs.mkdirSync(L.hookDir);
   fs.writeFileSync(L.hookLog, "");
   writeFiles(L.project, c.files, L);
   writeFiles(L.home, c.homeFiles, L);
@@ -108,13 +114,23 @@ export function fileChanges(before, after) {
 const ENV_SKIP = new Set(["HOME", "PATH", "TMPDIR", "SHLVL", "_", "OLDPWD", "CLAUDE_CONFIG_DIR"]);
 
 /**
- * The hook invocations of a run: {label, event, stdin, env} where env holds only what the runner added to or
- * changed in `baseEnv` (the environment the runner itself was started with).
+ * The hook invocations of a run, in the order they started: {label, event, stdin, env} where env holds only what the
+ * runner added to or changed in `baseEnv` (the environment the runner itself was started with). Read from the
+ * recording hook's directory (L.hookDir) and from L.hookLog, where fixture plugins' own scripts append JSON lines.
  */
-export function readHookLog(file, baseEnv) {
-  if (!fs.existsSync(file)) return [];
-  return fs.readFileSync(file, "utf8").split("\n").filter(Boolean).map((line) => {
-    const r = JSON.parse(line);
+export function readHookLog(L, baseEnv) {
+  const runs = [];
+  if (fs.existsSync(L.hookDir))
+    for (const f of fs.readdirSync(L.hookDir).filter((x) => x.endsWith(".label")).sort()) {
+      const base = path.join(L.hookDir, f.slice(0, -".label".length));
+      const text = fs.readFileSync(`${base}.stdin`, "utf8");
+      let stdin;
+      try { stdin = JSON.parse(text); } catch { stdin = text; }
+      const env = Object.fromEntries(fs.readFileSync(`${base}.env`, "utf8").split("\0").filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]));
+      runs.push({ at: f, label: fs.readFileSync(`${base}.label`, "utf8"), stdin, env });
+    }
+  if (fs.existsSync(L.hookLog)) for (const line of fs.readFileSync(L.hookLog, "utf8").split("\n").filter(Boolean)) runs.push({ at: "~", ...JSON.parse(line) });
+  return runs.map((r) => {
     const env = {};
     for (const k of Object.keys(r.env).sort()) if (!ENV_SKIP.has(k) && baseEnv[k] !== r.env[k]) env[k] = r.env[k];
     return { label: r.label, event: r.stdin?.hook_event_name ?? null, stdin: r.stdin, env };

@@ -78,7 +78,7 @@ export async function replayCase(c: ConformanceCase): Promise<Observation> {
       const r = o!.result;
       obs.steps.push({ id: current, name: s.name, input, ...decisionOf(o!, asked.has(current)), result: { content: resultText(r.content), is_error: !!r.isError } });
     }
-    obs.hooks = readHookLog(L.hookLog, baseEnv) as Observation["hooks"];
+    obs.hooks = readHookLog(L, baseEnv) as Observation["hooks"];
     obs.files = fileChanges(before, snapshot(L.project));
     return scrub(obs, { ...L, toolhostHome: process.env.TOOLHOST_HOME }) as Observation;
   } finally {
