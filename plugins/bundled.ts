@@ -7,6 +7,7 @@
 export const BUNDLED_MANIFESTS: readonly string[] = [
   "agents-md.json", //      AGENTS.md rules compiled into deny/ask rules, read filters and post-edit reminders
   "builtin-tools.json", //  Read, Write, Edit, Glob, Grep, Bash, TaskOutput, TaskStop, exec sessions
+  "check.json", //           `toolhost check`: problems, what loads but never works, tool-design scores
   "claude-settings.json", // .claude/settings*.json and .mcp.json as sources (host.settings), gated by workspace trust
   "doctor.json", //         `toolhost doctor`: the state of this setup
   "command-hooks.json", //  Claude Code command hooks (PreToolUse, PostToolUse, PostToolBatch, PermissionRequest)

@@ -50,12 +50,32 @@ export function runCli(args: string[], opts: { cwd?: string; env?: Record<string
   });
 }
 
-export async function until(pred: () => boolean | Promise<boolean>, timeoutMs = 10_000, stepMs = 20): Promise<void> {
+/** Poll until `fn` returns something truthy and return it; fails naming `what` after `timeoutMs`. */
+export async function waitFor<T>(fn: () => T | Promise<T>, timeoutMs = 10_000, what = "condition", stepMs = 20): Promise<NonNullable<T>> {
   const t0 = Date.now();
-  while (!(await pred())) {
-    if (Date.now() - t0 > timeoutMs) throw new Error(`condition not met within ${timeoutMs} ms`);
+  for (;;) {
+    const v = await fn();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, stepMs));
   }
+}
+
+/** waitFor for a yes/no condition. */
+export async function until(pred: () => boolean | Promise<boolean>, timeoutMs = 10_000, stepMs = 20): Promise<void> {
+  await waitFor(pred, timeoutMs, "condition", stepMs);
+}
+
+/** Write a file, creating its directory. */
+export function write(file: string, text: string | Buffer): string {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+  return file;
+}
+
+/** Write a value as JSON, creating its directory. */
+export function writeJson(file: string, v: unknown): string {
+  return write(file, JSON.stringify(v, null, 2));
 }
 
 /** Is a process running? A killed one may linger as a zombie until reaped: that counts as gone. */

@@ -24,11 +24,13 @@ export function nameText(name: unknown): string {
   }
 }
 
-const OPTION_TYPES: Record<string, string> = { sessionId: "string", toolUseId: "string", source: "string", timeoutMs: "number", maxOutputChars: "number", onAsk: "function", onProgress: "function" };
+// A fixed list, walked with an index: this runs on every call (Object.entries allocated per call).
+const OPTION_TYPES: ReadonlyArray<readonly [string, string]> = [["sessionId", "string"], ["toolUseId", "string"], ["source", "string"], ["timeoutMs", "number"], ["maxOutputChars", "number"], ["onAsk", "function"], ["onProgress", "function"]];
 
 /** Why `opts` cannot be used, or undefined. */
 export function badOptions(opts: Record<string, unknown>): string | undefined {
-  for (const [k, t] of Object.entries(OPTION_TYPES)) {
+  for (let i = 0; i < OPTION_TYPES.length; i++) {
+    const [k, t] = OPTION_TYPES[i]!;
     const v = opts[k];
     if (v !== undefined && typeof v !== t) return `Option ${k} must be a ${t}, got ${kind(v)}.`;
   }

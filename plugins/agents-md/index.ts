@@ -39,12 +39,16 @@ export default definePlugin({
   apply(ctx) {
     // instruction file names to compile (default AGENTS.md, AGENTS.override.md, CLAUDE.md, CLAUDE.local.md): plain names, no paths
     ctx.contributeConfig("agentsMd", { type: "object", properties: { files: { type: "array", items: { type: "string", pattern: "^[^/\\\\]+\\.md$" } } }, additionalProperties: false });
-    ctx.hooks.build.tap(PLUGIN_NAME, onBuild);
+    // `toolhost rules` lists these beside the permissions plugin's (the "<plugin>.rules" service convention)
+    const latest: { rules?: Rules } = {};
+    ctx.provide(`${PLUGIN_NAME}.rules`, { current: () => ({ rules: [...(latest.rules?.deny ?? []), ...(latest.rules?.ask ?? [])].map((r) => ({ behavior: r.behavior, rule: r.rule, file: r.file, line: r.line, text: r.text })) }) });
+    ctx.hooks.build.tap(PLUGIN_NAME, (build) => onBuild(build, latest));
   },
 });
 
-function onBuild(build: BuildView): void {
+function onBuild(build: BuildView, latest: { rules?: Rules }): void {
   const rules: Rules = { deny: [], reads: [], ask: [], reminders: [], installed: false };
+  latest.rules = rules;
   build.hooks.collect.tapPromise(PLUGIN_NAME, async (collector) => {
     // Taps are added only when this generation has AGENTS.md rules: a project without any pays nothing per call.
     if (collectRules(build, collector, rules)) install(build, rules);

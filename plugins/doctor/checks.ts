@@ -5,6 +5,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
+import { handlersOf, missingScript } from "../../lib/hook-scripts.ts";
 import type { Host, LoadedPlugin } from "../../core/index.ts";
 
 export type Level = "ok" | "warn" | "error";
@@ -95,31 +96,16 @@ export function lsp(host: Host): Finding[] {
   return out;
 }
 
-/** The first word of a command hook (after `${VAR}` substitution) and any path-like word that names a missing file. */
-function missingScript(command: string, env: Record<string, string>, root: string): string | undefined {
-  const text = command.replace(/\$\{([A-Z_]+)\}/g, (m, v: string) => env[v] ?? process.env[v] ?? m);
-  const words = text.match(/"[^"]*"|'[^']*'|\S+/g) ?? [];
-  for (const raw of words.slice(0, 3)) {
-    const w = raw.replace(/^["']|["']$/g, "");
-    if (!/[\\/]/.test(w) || /^[a-z]+:\/\//i.test(w) || w.includes("$")) continue;
-    const abs = path.resolve(root, w);
-    if (!fs.existsSync(abs)) return abs;
-  }
-  return undefined;
-}
 
 export function hooks(host: Host): Finding[] {
   const out: Finding[] = [];
   for (const p of host.plugins)
     for (const comp of p.components.hooks)
-      for (const [event, groups] of Object.entries(comp.value ?? {}))
-        (Array.isArray(groups) ? (groups as Array<{ hooks?: Array<{ type?: string; command?: string }> }>) : []).forEach((g, gi) =>
-          (g?.hooks ?? []).forEach((h, hi) => {
-            if (h?.type !== "command" || typeof h.command !== "string") return;
-            const miss = missingScript(h.command, p.env, p.kind === "plugin" ? p.root : host.cwd);
-            if (miss) out.push({ section: "hooks", level: "error", what: `${event} hook of ${p.id}`, detail: `script ${miss} does not exist (command: ${h.command})`, plugin: p.id, file: comp.file, path: `${comp.jsonPath === "/" ? "" : comp.jsonPath}/${event}/${gi}/hooks/${hi}/command` });
-          }),
-        );
+      for (const h of handlersOf(comp.value as Record<string, unknown>, comp.jsonPath)) {
+        if (h.type !== "command" || !h.command) continue;
+        const miss = missingScript(h.command, p.env, p.kind === "plugin" ? p.root : host.cwd);
+        if (miss) out.push({ section: "hooks", level: "error", what: `${h.event} hook of ${p.id}`, detail: `script ${miss} does not exist (command: ${h.command})`, plugin: p.id, file: comp.file, path: `${h.path}/command` });
+      }
   return out;
 }
 

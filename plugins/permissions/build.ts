@@ -15,6 +15,8 @@ const PRE_TOOL_USE_STAGE_GRANTS = 1000;
 /** What explain reads of the last build (the "permissions.grants" service). */
 export interface GrantsView {
   current?: (tool: Tool) => ReturnType<typeof grantsFor>;
+  /** Every rule of the last build plus the session rules, in evaluation order (the "permissions.rules" service). */
+  rules?: () => { rules: RuleEntry[]; additionalDirectories: string[] };
 }
 
 type Prepared = { call: CallState; tool: CallState["tool"]; input: unknown; view: CallView; facts: ReturnType<typeof factsFor> };
@@ -30,7 +32,11 @@ export function tapBuild(ctx: PluginContext, session: RuleEntry[], build: BuildV
   for (const p of rs.problems) if (p.severity === "error") ctx.host.log.error(`[${p.plugin}] ${p.file ?? ""} ${p.path ?? ""}: ${p.message}`);
   const rules = rulesForCalls(rs, session);
   const prepared = callPreparer();
-  if (view) view.current = (tool) => grantsFor(rs, session, tool);
+  if (view) {
+    view.current = (tool) => grantsFor(rs, session, tool);
+    const of = (b: RuleEntry["behavior"]) => [...rs[b], ...session.filter((e) => e.behavior === b)];
+    view.rules = () => ({ rules: [...of("deny"), ...of("ask"), ...of("allow")], additionalDirectories: rs.additionalDirectories });
+  }
 
   build.hooks.collect.tapPromise(PLUGIN_NAME, async (collector) => {
     // Problems belong to this generation: they disappear when the rule is fixed.

@@ -70,12 +70,15 @@ export function rulesForCalls(rs: RuleSet, session: RuleEntry[]): (call?: CallSt
   let lastCall: CallState | undefined;
   let lastTool: unknown;
   let last: RuleSet = rs;
+  const scoped = rs.allow.some((e) => e.scope);
   return (call) => {
     if (seen !== session.length) {
       seen = session.length;
       cache.clear();
       lastCall = undefined;
     }
+    // no session rules and no plugin-scoped allow: every call sees the build's rules as they are
+    if (!session.length && !scoped) return rs;
     // the four permission taps of one call ask in a row: answer them from the last lookup
     if (call && call === lastCall && call.tool === lastTool) return last;
     const sid = call?.sessionId;

@@ -34,6 +34,8 @@ export default definePlugin({
     ctx.contributeConfig("pluginTrust", PLUGIN_TRUST_SCHEMA);
     // explain: which allow rules name a tool, where each came from, and whether it applies.
     ctx.provide("permissions.grants", { forTool: (tool: Parameters<NonNullable<GrantsView["current"]>>[0]) => grants.current?.(tool) ?? [] });
+    // `toolhost rules`: the effective rules in evaluation order, with where each one is written.
+    ctx.provide("permissions.rules", { current: () => grants.rules?.() ?? { rules: [], additionalDirectories: [] } });
     ctx.hooks.addPermissionRule.tap(PLUGIN_NAME, (update) => addPermissionRule(ctx, session, update));
     ctx.hooks.build.tap(PLUGIN_NAME, (build) => tapBuild(ctx, session, build, grants));
   },

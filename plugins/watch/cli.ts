@@ -8,7 +8,7 @@ import type { CommandContext, Host, PoolDiff, PoolSnapshot, ProblemReport } from
 
 type SetDiff = { added: string[]; removed: string[] };
 
-/** Every permission rule of the current generation, as "deny Bash(rm:*) [settings:project]". */
+/** Every permission rule of the current generation, as "deny Bash(rm:*) [settings:project]" (AGENTS.md ones "[agents-md AGENTS.md:3]"). */
 export function rulesOf(host: Host): Set<string> {
   const out = new Set<string>();
   for (const lp of host.plugins) {
@@ -16,6 +16,12 @@ export function rulesOf(host: Host): Set<string> {
     if (!perms) continue;
     for (const behavior of ["allow", "ask", "deny"] as const) for (const r of perms[behavior] ?? []) out.add(`${behavior} ${r} [${lp.id}]`);
     if (perms.defaultMode) out.add(`defaultMode ${perms.defaultMode} [${lp.id}]`);
+  }
+  // rules a plugin compiles and enforces itself (AGENTS.md) come from its "<plugin>.rules" service
+  for (const lp of host.plugins) {
+    const svc = host.service<{ current(): { rules: Array<{ behavior: string; rule: string; file?: string; line?: number }> } }>(`${lp.id}.rules`);
+    if (lp.id === "permissions" || typeof svc?.current !== "function") continue;
+    for (const r of svc.current().rules) out.add(`${r.behavior} ${r.rule} [${lp.id}${r.file ? ` ${r.file.split("/").pop()}${r.line ? `:${r.line}` : ""}` : ""}]`);
   }
   return out;
 }

@@ -1,12 +1,11 @@
-import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
+import { tmpdir, write as writeFile } from "../helpers.ts";
 import { createHost, resultText, type ExecuteOutcome } from "../../core/index.ts";
 
 export type Host = Awaited<ReturnType<typeof createHost>>;
 
 export function tmpDir(prefix = "th-builtin-"): string {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  return tmpdir(prefix);
 }
 
 export async function hostIn(cwd: string): Promise<Host> {
@@ -28,8 +27,5 @@ export async function run(host: Host, name: string, input: unknown, sessionId?: 
 }
 
 export function write(dir: string, rel: string, content: string | Buffer): string {
-  const f = path.join(dir, rel);
-  fs.mkdirSync(path.dirname(f), { recursive: true });
-  fs.writeFileSync(f, content);
-  return f;
+  return writeFile(path.join(dir, rel), content);
 }

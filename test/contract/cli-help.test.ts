@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { ROOT } from "./house.ts";
 
 const DIR = path.join(ROOT, "test/contract/fixtures/help");
-const COMMANDS = ["tools", "explain", "call", "check", "agents", "doctor", "hooks", "init", "plugin", "search", "serve", "sessions", "trust", "watch"];
+const COMMANDS = ["tools", "explain", "call", "check", "agents", "doctor", "hooks", "init", "plugin", "rules", "search", "serve", "sessions", "trust", "watch"];
 const help = (args: string[]) => execFileSync(process.execPath, [path.join(ROOT, "bin/toolhost.mjs"), ...args], { cwd: ROOT, encoding: "utf8" });
 
 describe("CLI help texts", () => {

@@ -1,10 +1,10 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
+import { tmpdir } from "../helpers.ts";
 import { createHost, definePlugin, defineTool, type Host, type HostOptions, type PluginDefinition, type ToolDefinition } from "../../core/index.ts";
 
 export function tmpDir(prefix = "toolhost-hooks-"): string {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  return tmpdir(prefix);
 }
 
 /** Write an executable script and return its absolute path. */

@@ -1,6 +1,6 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
+import { tmpdir, writeJson } from "../helpers.ts";
 import type { Host } from "../../core/index.ts";
 import { MCP_CONNECTIONS, type McpManager } from "../../plugins/mcp/index.ts";
 
@@ -17,29 +17,15 @@ export const INSPECTOR_CLI = path.join(MCP, "inspector", "cli", "build", "cli.js
 export const TOOLHOST_BIN = path.join(ROOT, "bin", "toolhost.mjs");
 
 export function tmpDir(prefix = "toolhost-mcp-"): string {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  return tmpdir(prefix);
 }
 
 export function stdio(script: string, args: string[] = [], extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { command: NODE, args: [script, ...args], ...extra };
 }
 
-export { alive } from "../helpers.ts";
+export { alive, waitFor, writeJson } from "../helpers.ts";
 
-export async function waitFor<T>(fn: () => T | Promise<T>, timeoutMs = 10_000, what = "condition"): Promise<NonNullable<T>> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await fn();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-export function writeJson(file: string, v: unknown): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, JSON.stringify(v, null, 2));
-}
 
 /** A plugin (plain object, no imports, so it works from any temp dir) that allows calls and denies listed names. */
 export function writePolicyPlugin(dir: string, policy: { allow?: string[]; deny?: string[] }): string {

@@ -1,17 +1,9 @@
 /** Test helpers: a temp project and a host with inline Claude-Code-shaped tools (Bash, Read, Edit, Write, Grep, WebFetch, Agent, an MCP tool). */
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
+import { tmpdir, writeTree } from "../helpers.ts";
 import { createHost, defineTool, definePlugin, type Host, type HostOptions, type Tool } from "../../core/index.ts";
 
 export function tempProject(files: Record<string, string> = {}): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolhost-perm-")));
-  for (const [rel, text] of Object.entries(files)) {
-    const f = path.join(dir, rel);
-    fs.mkdirSync(path.dirname(f), { recursive: true });
-    fs.writeFileSync(f, text);
-  }
-  return dir;
+  return writeTree(tmpdir("toolhost-perm-"), files);
 }
 
 export const calls: Array<{ tool: string; input: unknown }> = [];

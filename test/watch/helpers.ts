@@ -1,25 +1,17 @@
 /** Shared helpers for the hot-reload tests: real temp project dirs, real plugin dirs, polling waits. */
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 
-export async function until<T>(pred: () => T | Promise<T>, timeoutMs = 15_000, what = "condition"): Promise<NonNullable<T>> {
-  const t0 = Date.now();
-  for (;;) {
-    const v = await pred();
-    if (v) return v as NonNullable<T>;
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+import { tmpdir, waitFor, write } from "../helpers.ts";
+export { write };
+
+/** waitFor with the watch tests' longer default (a rebuild may wait for chokidar and the debounce). */
+export function until<T>(pred: () => T | Promise<T>, timeoutMs = 15_000, what = "condition"): Promise<NonNullable<T>> {
+  return waitFor(pred, timeoutMs, what, 10);
 }
 
 export function tmpProject(): string {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolhost-watch-")));
-}
-
-export function write(file: string, text: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, text);
+  return tmpdir("toolhost-watch-");
 }
 
 /** Write like an editor doing an atomic save: a temp file renamed over the target. */

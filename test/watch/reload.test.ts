@@ -243,7 +243,7 @@ describe("watch: storms, load and library calls", () => {
     // Settle, then count.
     await new Promise((r) => setTimeout(r, 200));
     const rebuilds = ev.starts.length - before;
-    expect(stormMs).toBeLessThan(5_000);
+    // (no bound on stormMs itself: on a loaded machine the 150 writes take longer, and the rebuild bound scales with it)
     expect(rebuilds).toBeGreaterThanOrEqual(1);
     expect(rebuilds).toBeLessThanOrEqual(Math.ceil(stormMs / 1000) + 4);
     if (process.env.WATCH_DEBUG) console.log(`storm: ${rebuilds} rebuilds over ${stormMs} ms`);

@@ -1,7 +1,7 @@
 /**
  * The CLI's core commands, in the order `toolhost --help` lists them: metadata here, so help and flag
  * parsing import nothing; a command's module is imported only when it runs. Plugins add theirs with
- * `cliCommands` in their manifests (main.ts reads them).
+ * `cliCommands` in their manifests (main.ts reads them): check, doctor, init, plugin, rules, trust, ….
  */
 import type { Command, CommandContext } from "../context.ts";
 
@@ -29,9 +29,5 @@ export const commands: Command[] = [
       exits: { "0": "ran and succeeded", "1": "the tool reported an error", "2": "denied, blocked or not approved", "3": "bad usage (unknown tool, invalid input)" },
     },
     () => import("./call.ts"),
-  ),
-  lazy(
-    { name: "check", summary: "validate a plugin directory (or the whole configuration); exits 1 on errors", usage: "toolhost check [dir] [--json]", flags: {}, exits: { "1": "errors were found" } },
-    () => import("./check.ts"),
   ),
 ];
