@@ -48,6 +48,8 @@ export class SqliteStore implements SessionStore {
   private readonly db: BetterSqlite3.Database;
   private readonly now: () => number;
   private readonly q: ReturnType<SqliteStore["prepare"]>;
+  /** One transaction wrapper, made once (better-sqlite3 builds a function per transaction()). */
+  private readonly tx: BetterSqlite3.Transaction<(fn: () => unknown) => unknown>;
   private closed = false;
 
   constructor(
@@ -64,6 +66,7 @@ export class SqliteStore implements SessionStore {
       this.db.pragma("synchronous = NORMAL");
       this.db.exec(SCHEMA);
       this.q = this.prepare();
+      this.tx = this.db.transaction((fn: () => unknown) => fn());
     } catch (e) {
       throw storeError(e, location);
     }
@@ -101,7 +104,7 @@ export class SqliteStore implements SessionStore {
   private run<T>(fn: () => T, write = false): T {
     if (this.closed) throw new SessionStoreError("closed", `the session store ${this.location} is closed`, this.backend);
     try {
-      return write ? this.db.transaction(fn).immediate() : fn();
+      return write ? (this.tx.immediate(fn) as T) : fn();
     } catch (e) {
       throw storeError(e, this.location);
     }

@@ -10,13 +10,15 @@ import os from "node:os";
 import path from "node:path";
 import type { CallRecord, CallState, PermissionRuleUpdate, PluginContext, SessionData, ToolResult } from "../../core/index.ts";
 import { FIELDS, MemoryStore, openStore, sessionIdProblem, SessionStoreError, type SessionOp, type SessionStore, type SessionsConfig, type TaskEntry, type UsageCount } from "../../lib/session-store/index.ts";
-import { diff, restore, snapshot, type Snapshot } from "./codec.ts";
+import { restore, Synced } from "./codec.ts";
 
 export const PLUGIN_NAME = "sessions";
 
 interface Track {
+  /** The in-memory session synced (host.endSession and a later call make a new one with the same id). */
+  session: SessionData;
   persistent: boolean;
-  synced: Snapshot;
+  synced: Synced;
   version: number;
   ops: SessionOp[];
   usage: Map<string, number>;
@@ -34,6 +36,7 @@ export function home(): string {
   return process.env.TOOLHOST_HOME || path.join(os.homedir(), ".toolhost");
 }
 
+const MAX_TRACKS = 4096;
 const TRIM_KEYS = ["command", "file_path", "notebook_path", "filePath", "path", "url"];
 
 export class Runtime {
@@ -87,8 +90,22 @@ export class Runtime {
 
   private track(s: SessionData): Track {
     let t = this.tracks.get(s.id);
-    if (!t) this.tracks.set(s.id, (t = { persistent: this.persistent(s.id), synced: new Map(), version: s.version, ops: [], usage: new Map(), tasks: new Map() }));
+    if (!t) {
+      this.tracks.set(s.id, (t = { session: s, persistent: this.persistent(s.id), synced: new Synced(), version: s.version, ops: [], usage: new Map(), tasks: new Map() }));
+      if (this.tracks.size > MAX_TRACKS) this.forget();
+    } else if (t.session !== s) {
+      // a new in-memory session under a known id (after host.endSession): it has synced nothing yet
+      Object.assign(t, { session: s, synced: new Synced(), version: s.version });
+    }
     return t;
+  }
+
+  /** Bound the per-session bookkeeping of a long-lived serve: drop the oldest entries with nothing pending. */
+  private forget(): void {
+    for (const [id, t] of this.tracks) {
+      if (this.tracks.size <= MAX_TRACKS / 2) break;
+      if (!t.ops.length && !t.usage.size && ![...t.tasks.values()].some((e) => e.state === "running")) this.tracks.delete(id);
+    }
   }
 
   /** host.hooks.sessionOpen: restore a stored session into the fresh in-memory one. */
@@ -173,13 +190,17 @@ export class Runtime {
     const store = await this.store();
     if (this.fallback) return;
     const version = s.version;
-    const now = snapshot(s);
-    const ops = [...diff(t.synced, now), ...t.ops.splice(0), ...this.usageOps(t)];
+    const delta = t.synced.changes(s);
+    const changed = [...delta.ops, ...t.ops.splice(0)];
     t.version = version;
-    if (!ops.length) return;
+    if (!changed.length) {
+      delta.commit(); // same texts, new objects: compare by the new identities next time
+      return this.later();
+    } // (nothing but usage counts: they wait for the next write or the flush)
+    const ops = [...changed, ...this.usageOps(t)];
     try {
       await store.patch(s.id, ops);
-      t.synced = now;
+      delta.commit();
     } catch (e) {
       const code = e instanceof SessionStoreError ? e.code : "error";
       this.warn(`write:${code}`, `session ${s.id} could not be saved to ${store.location ?? store.backend}: ${(e as Error).message}. It goes on in memory; later processes will not see this call's changes.`);

@@ -99,6 +99,34 @@ describe("two hosts on one store", () => {
     expect((await usage.counts({ sessionId: "u1" })).Read!.count).toBe(1);
   });
 
+  it("a session ended in memory (host.endSession, as a stateless serve does per request) comes back from the store", async () => {
+    const proj = tmpdir();
+    fs.writeFileSync(path.join(proj, "f.txt"), "x\n");
+    const db = path.join(tmpdir(), "s.db");
+    const a = await host(proj, db, "A");
+    await a.execute("Read", { file_path: "f.txt" }, { sessionId: "e1" });
+    expect(a.endSession("e1")).toBe(true);
+    expect((await a.execute("Edit", { file_path: "f.txt", old_string: "x", new_string: "y" }, { sessionId: "e1", yes: true })).status).toBe("ok");
+    a.endSession("e1");
+    // the Edit's new read record was saved too: a second edit needs no new Read
+    expect((await a.execute("Edit", { file_path: "f.txt", old_string: "y", new_string: "z" }, { sessionId: "e1", yes: true })).status).toBe("ok");
+  });
+
+  it("a write the store refuses (over maxSessionBytes) is one warning; calls go on, the session keeps its state in memory", async () => {
+    const proj = tmpdir();
+    for (let i = 0; i < 8; i++) fs.writeFileSync(path.join(proj, `file-with-a-long-name-${i}.txt`), "x\n");
+    const db = path.join(tmpdir(), "s.db");
+    const warnings: string[] = [];
+    const h = await createHost({ cwd: proj, trustWorkspace: true, logger: { warn: (m) => warnings.push(m) }, config: { sessions: { backend: "sqlite", path: db, maxSessionBytes: 1024 } } });
+    hosts.push(h);
+    for (let i = 0; i < 8; i++) expect((await h.execute("Read", { file_path: `file-with-a-long-name-${i}.txt` }, { sessionId: "big" })).status).toBe("ok");
+    expect(warnings.filter((w) => w.includes("[sessions]"))).toHaveLength(1);
+    expect(warnings[0]).toMatch(/session big could not be saved to .*s\.db: .*over the limit of 1024 \(sessions\.maxSessionBytes\)/);
+    expect(h.problems().some((p) => p.plugin === "sessions" && p.severity === "warning")).toBe(true);
+    // in memory the session still knows every file it read
+    expect((await h.execute("Edit", { file_path: "file-with-a-long-name-7.txt", old_string: "x", new_string: "y" }, { sessionId: "big", yes: true })).status).toBe("ok");
+  });
+
   it("a library host keeps sessions in memory by default: a second host starts empty", async () => {
     const proj = tmpdir();
     fs.writeFileSync(path.join(proj, "f.txt"), "x\n");

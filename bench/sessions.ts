@@ -1,0 +1,76 @@
+/**
+ * Session store benchmark: `node bench/run.mjs sessions [--quick]`. Per-call cost of a pipeline call in a
+ * named session with the on-disk store (SQLite) against the same call with sessions in memory, hosts
+ * measured in interleaved rounds in one process (median round). Three calls:
+ *  - a no-op in-process tool (nothing in the session changes: only the usage count, flushed later);
+ *  - Read of a file already read (the read record is the same: nothing to write);
+ *  - Read of a file not read before (a new read record: one SQLite transaction per call) — the worst case.
+ * Goal (issue 16): ≤ +5% of a pipeline call with the disk store.
+ */
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createHost, definePlugin, defineTool, type Host } from "../core/index.ts";
+
+const noop = defineTool({ name: "Noop", description: "does nothing", isReadOnly: true, inputSchema: { properties: { n: { type: "number" } } }, call: () => "ok" });
+const tools = definePlugin({
+  name: "bench-tools",
+  apply(ctx) {
+    ctx.hooks.build.tap("bench-tools", (b) => b.hooks.collect.tap("bench-tools", (c) => c.add({ ...noop, origin: "plugin", plugin: "bench-tools" })));
+  },
+});
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const us = (ms: number) => `${(ms * 1000).toFixed(1)} µs`;
+
+async function time(n: number, fn: (i: number) => Promise<unknown>): Promise<number> {
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) await fn(i);
+  return (performance.now() - t0) / n;
+}
+
+export default async function main(args: string[]): Promise<void> {
+  const quick = args.includes("--quick");
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolhost-bench-sessions-")));
+  const rounds = quick ? 3 : 7;
+  const iters = quick ? 500 : 3000;
+  const fresh = quick ? 200 : 600;
+  fs.mkdirSync(path.join(dir, "files"));
+  for (let i = 0; i < rounds * fresh * 2 + 10; i++) fs.writeFileSync(path.join(dir, "files", `f${i}.txt`), `file ${i}\n`.repeat(20));
+  const hosts: Record<string, Host> = {
+    memory: await createHost({ cwd: dir, trustWorkspace: true, plugins: [tools], config: { sessions: { backend: "memory" } } }),
+    sqlite: await createHost({ cwd: dir, trustWorkspace: true, plugins: [tools], config: { sessions: { backend: "sqlite", path: path.join(dir, "sessions.db") } } }),
+  };
+  console.log(`toolhost session store benchmark — node ${process.version}, ${os.cpus().length} CPUs, load average ${os.loadavg().map((x) => x.toFixed(1)).join(" ")}`);
+  console.log(`${rounds} interleaved rounds; per call: median round\n`);
+  const cases = ["noop", "read again", "read new"] as const;
+  const res: Record<string, Record<string, number[]>> = { memory: {}, sqlite: {} };
+  let next = 0;
+  try {
+    for (const h of Object.values(hosts)) {
+      await h.execute("Read", { file_path: "files/f0.txt" }, { sessionId: "bench" });
+      for (let i = 0; i < 200; i++) await h.execute("Noop", { n: i }, { sessionId: "bench" });
+    }
+    for (let r = 0; r < rounds; r++) {
+      for (const [name, h] of Object.entries(hosts)) {
+        const o = { sessionId: "bench" };
+        const run = async (c: (typeof cases)[number], ms: () => Promise<number>) => (res[name]![c] ??= []).push(await ms());
+        await run("noop", () => time(iters, (i) => h.execute("Noop", { n: i }, o)));
+        await run("read again", () => time(iters, () => h.execute("Read", { file_path: "files/f0.txt" }, o)));
+        const base = (next += fresh) + 10;
+        await run("read new", () => time(fresh, (i) => h.execute("Read", { file_path: `files/f${base + i}.txt` }, { sessionId: `bench-${name}-${r}` })));
+      }
+    }
+    console.log("call".padEnd(12) + "memory".padStart(12) + "sqlite".padStart(12) + "ratio".padStart(9) + "   extra per call");
+    for (const c of cases) {
+      const m = median(res.memory![c]!);
+      const s = median(res.sqlite![c]!);
+      console.log(c.padEnd(12) + us(m).padStart(12) + us(s).padStart(12) + `${(s / m).toFixed(3)}×`.padStart(9) + `   ${((s / m - 1) * 100).toFixed(1)}%  (${us(s - m)})`);
+    }
+    const rec = await hosts.sqlite!.service<{ counts(): Promise<Record<string, { count: number }>> }>("sessions.usage")!.counts();
+    console.log(`\n(check) usage counted by the sqlite host: Noop ${rec.Noop?.count ?? 0}, Read ${rec.Read?.count ?? 0}`);
+  } finally {
+    for (const h of Object.values(hosts)) await h.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
