@@ -17,10 +17,10 @@ describe("Always at the terminal prompt", () => {
     let code: number | undefined;
     term.onData((d) => (out += d));
     term.onExit((e) => (code = e.exitCode));
-    await until(() => /\[a\]lways/.test(out) || code !== undefined, 30_000);
+    await until(() => /\[a\]lways/.test(out) || code !== undefined, 120_000);
     expect(out).toContain("Allow Bash?");
     term.write("a\r");
-    await until(() => code !== undefined, 30_000);
+    await until(() => code !== undefined, 120_000);
     expect(code, out).toBe(0);
     expect(fs.existsSync(path.join(proj, "made"))).toBe(true);
     const settings = JSON.parse(fs.readFileSync(path.join(proj, ".claude/settings.local.json"), "utf8"));
@@ -32,5 +32,5 @@ describe("Always at the terminal prompt", () => {
     expect(fs.existsSync(path.join(proj, "made"))).toBe(true);
     const other = await runCli(["call", "Bash", JSON.stringify({ command: "touch other" }), "--cwd", proj], { cwd: proj });
     expect(other.code).toBe(2);
-  });
+  }, 300_000);
 });

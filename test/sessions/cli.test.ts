@@ -5,8 +5,11 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it, vi } from "vitest";
 import { runCli, tmpdir } from "../helpers.ts";
+
+// every test runs several real CLI processes one after another: on a loaded 2-core machine that takes minutes
+vi.setConfig({ testTimeout: 240_000 });
 
 let home: string;
 let proj: string;
