@@ -9,6 +9,7 @@
  */
 import { stem, lightStem, terms, words, forEachWordSpan, SpanTable } from "./text.ts";
 import { relatedWords } from "./lexicon.ts";
+import { reverseAssociations } from "./learned.ts";
 import { FIELDS, type FieldName, type RankOptions, type SearchDoc } from "./options.ts";
 
 /** What a built index holds; read by the query plan and scoring. */
@@ -199,7 +200,10 @@ function analyseDoc(tb: TermBuffer, doc: SearchDoc, o: RankOptions, lay: SlotLay
     const s0 = tb.len;
     if (f === "related" && doc.related === undefined) {
       // the lexicon's words for each name word, analysed once per distinct word and then copied as ids
-      if (o.relatedFromLexicon) for (const w of words(ft.name)) tb.copyOrAnalyse(shared.related, w, () => relatedWords(w));
+      if (o.relatedFromLexicon || o.learnedRelated) {
+        const rev = o.learnedRelated ? reverseAssociations(o.learned) : undefined;
+        for (const w of words(ft.name)) tb.copyOrAnalyse(shared.related, w, () => `${o.relatedFromLexicon ? relatedWords(w) : ""} ${rev?.get(stem(w))?.join(" ") ?? ""}`);
+      }
     } else if (f === "serverInfo" || f === "server") tb.copyOrAnalyse(shared.perServer, ft[f], () => ft[f]);
     else tb.analyse(ft[f]);
     ranges[base + k * 2] = s0;

@@ -50,3 +50,20 @@ export function associations(): AssociationTable {
   }
   return (table = parseAssociations(text));
 }
+
+const reverseCache = new WeakMap<AssociationTable, Map<string, string[]>>();
+
+/** tool term → the query terms most associated with it (at most 8): the translation model read backwards, for a tool's related field. */
+export function reverseAssociations(t: AssociationTable = associations()): ReadonlyMap<string, readonly string[]> {
+  let r = reverseCache.get(t);
+  if (r) return r;
+  const acc = new Map<string, Array<[string, number]>>();
+  for (const [q, list] of t) for (const [u, s] of list) {
+    let l = acc.get(u);
+    if (!l) acc.set(u, (l = []));
+    l.push([q, s]);
+  }
+  r = new Map([...acc].map(([u, l]) => [u, l.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, 8).map((x) => x[0])]));
+  reverseCache.set(t, r);
+  return r;
+}

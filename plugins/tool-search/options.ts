@@ -72,6 +72,12 @@ export interface RankOptions {
   companions: boolean;
   /** Learned query-word → tool-word associations (learned.ts) at this weight × strength; 0 = off. */
   learnedWeight: number;
+  /** Add to each name word's related words the query words the learned table associates with it (document-side translation). */
+  learnedRelated: boolean;
+  /** Drop more function words from the query only (NLTK's English list beyond STOP_WORDS: before, after, up, out …). */
+  queryFunctionWords: boolean;
+  /** Server-then-tool: × (1 + serverStage × the server's share of the best server's summed top-30 score); 0 = off. */
+  serverStage: number;
   /** An association table to use instead of the shipped one (training and tests). */
   learned?: AssociationTable;
 }
@@ -99,7 +105,10 @@ export const DEFAULT_OPTIONS: RankOptions = {
   fileHint: 0.5,
   companions: true,
   // chosen by bench/toolsearch/train.ts on a tune fold of the training pairs (never on the dev set)
-  learnedWeight: 0.35,
+  learnedWeight: 0.5,
+  queryFunctionWords: false,
+  serverStage: 0,
+  learnedRelated: true,
 };
 
 /** The plain BM25 baseline the benchmark compares against: name + description, one field, no extras. */
@@ -125,6 +134,9 @@ export const PLAIN_BM25: RankOptions = {
   fileHint: 0,
   companions: false,
   learnedWeight: 0,
+  queryFunctionWords: false,
+  serverStage: 0,
+  learnedRelated: false,
   analyzer: "plain",
 };
 

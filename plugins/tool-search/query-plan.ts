@@ -14,6 +14,9 @@ import type { RankOptions } from "./options.ts";
  * Query chunks that carry values rather than intent: ids containing digits (`pi_3NcX9u2e`, `U024BE7LH`, `#482`).
  * (Down-weighting URLs, file names and paths too was measured and lost: their extensions and folders carry intent.)
  */
+/** Function words of NLTK's English stop list that STOP_WORDS keeps (tool names use some: "up", "out"); query side only. */
+const FUNCTION_WORDS = new Set("before after above below up down out off again further once during while until between through because against few more most nor am myself ourselves yourself yourselves himself herself itself themselves".split(" "));
+
 const VALUE_CHUNK = /#\d+|\b(?=[\w-]*\d)[\w-]+\b/g;
 
 /** A file name or glob in a query (`package.json`, `*.ts`, `src/app.py`, `Dockerfile` is not caught): the query is about files. */
@@ -74,7 +77,7 @@ export function queryPlan(ix: IndexData, nDocs: number, o: RankOptions, query: s
       return " ";
     });
   }
-  const ws = o.analyzer === "plain" ? plainWords(intent) : words(intent).filter((w) => !STOP_WORDS.has(w));
+  const ws = o.analyzer === "plain" ? plainWords(intent) : words(intent).filter((w) => !STOP_WORDS.has(w) && !(o.queryFunctionWords && FUNCTION_WORDS.has(w)));
   const base = ws.map(sf);
   if (o.fileHint > 0 && FILE_NAME.test(query)) p.put(sf("file"), o.fileHint);
   const gOf = new Map<string, number>();

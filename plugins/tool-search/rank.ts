@@ -63,13 +63,28 @@ export class ToolIndex {
     const allowed = opts.filter ? this.docs.map((d, i) => opts.filter!(d, i)) : undefined;
     const r = bm25(this.ix, n, o.k1, this.scratch, plan.q, baseTerms, allowed);
     const f = queryFactors(this.ix, n, o, plan, baseTerms, (this.verbMaskCache ??= verbMaskOf(this.ix.terms)));
-    const top = topHits(f, r, limit, this.docs);
+    let top = topHits(f, r, o.serverStage > 0 ? Math.max(limit, 30) : limit, this.docs);
+    if (o.serverStage > 0) top = this.serverStage(top, limit);
     for (const i of r.touched) {
       r.scores[i] = 0;
       r.matched[i] = 0;
     }
     if (o.companions && top.length) addCompanion(this.docs, () => this.byServer(), (i) => this.nameWords(i), top, limit, opts.filter);
     return top;
+  }
+
+  /** Server-then-tool: re-score the pool of candidates by how strongly their server as a whole matched. */
+  private serverStage(top: Hit[], limit: number): Hit[] {
+    const agg = new Map<string, number>();
+    for (const h of top) {
+      const s = serverOf(this.docs[h.index]!) ?? h.name;
+      agg.set(s, (agg.get(s) ?? 0) + h.score);
+    }
+    const best = Math.max(...agg.values(), 1e-9);
+    const lam = this.options.serverStage;
+    for (const h of top) h.score *= 1 + (lam * agg.get(serverOf(this.docs[h.index]!) ?? h.name)!) / best;
+    top.sort((a, b) => b.score - a.score || a.index - b.index);
+    return top.slice(0, limit);
   }
 
   /** Server → indexes of its tools (built on the first companion lookup). */

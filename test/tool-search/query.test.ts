@@ -174,3 +174,27 @@ describe("WordNet-derived lexicon", () => {
     expect(plain[0]?.name).not.toBe("shop__issue_refund");
   });
 });
+
+describe("learned associations (data/associations.txt, fitted by bench/toolsearch/train.ts)", () => {
+  it("the shipped table parses, names its training data, and expands a query word to tool words", async () => {
+    const { associations, ASSOCIATIONS_FILE, parseAssociations, formatAssociations, reverseAssociations } = await import("../../plugins/tool-search/learned.ts");
+    const fs = await import("node:fs");
+    const head = fs.readFileSync(ASSOCIATIONS_FILE, "utf8").split("\n").filter((l) => l.startsWith("#")).join("\n");
+    expect(head).toMatch(/MetaTool train split/);
+    expect(head).toMatch(/dev queries were not used/);
+    expect(associations().size).toBeGreaterThan(1000);
+    const t = parseAssociations(formatAssociations(["h"], new Map([["weather", [["forecast", 0.61] as const]]])));
+    expect(t.get("weather")).toEqual([["forecast", 0.61]]);
+    expect(reverseAssociations(t).get("forecast")).toEqual(["weather"]);
+    const docs = [
+      { name: "get_forecast", description: "Five-day outlook for a city." },
+      { name: "get_news", description: "Latest headlines." },
+    ];
+    // "umbrella" shares no word with either tool; the learned table links it to forecast
+    const learned = new Map([["umbrella", [["forecast", 0.8] as const]]]);
+    expect(new ToolIndex(docs, { learned, learnedWeight: 0.5, learnedRelated: false }).search("do I need an umbrella")[0]?.name).toBe("get_forecast");
+    expect(new ToolIndex(docs, { learned, learnedWeight: 0, learnedRelated: false }).search("do I need an umbrella")).toEqual([]);
+    // read backwards into the related field: the tool's name word "forecast" gains "umbrella"
+    expect(new ToolIndex(docs, { learned, learnedWeight: 0, learnedRelated: true, relatedFromLexicon: false }).search("umbrella")[0]?.name).toBe("get_forecast");
+  });
+});
