@@ -30,6 +30,7 @@ async function recordCase(bin, c) {
   fs.writeFileSync(promptLog, "");
   fs.writeFileSync(path.join(root, "mcp.json"), JSON.stringify({ mcpServers: { rec: { command: process.execPath, args: [ORACLE, "--mcp", "rec", promptLog] } } }));
   const steps = c.steps.map((s, i) => ({ id: stepId(i), name: s.name, input: substitute(s.input, L) }));
+  const hidden = new Set(c.steps.flatMap((s, i) => (s.oracleOnly ? [stepId(i)] : [])));
   const server = await fakeApi(steps);
   const env = oracleEnv(server.address().port, { HOME: L.home, TMPDIR: path.join(root, "tmp"), ...(c.env ?? {}) });
   const args = ["-p", "go", "--output-format", "stream-json", "--verbose", "--mcp-config", path.join(root, "mcp.json"), "--permission-prompt-tool", "mcp__rec__prompt", "--permission-mode", c.mode ?? "default", "--max-turns", String(steps.length + 3)];
@@ -42,10 +43,10 @@ async function recordCase(bin, c) {
   const obs = {
     claudeCode: version,
     case: c.id,
-    ...(c.tools ? { tools: toolsArray(server.requests) } : {}),
+    ...(c.tools ? { tools: toolsArray(server.requests).filter((t) => c.tools === true || c.tools.includes(t.name)) } : {}),
     sessionContext: sessionContext(server.requests),
-    steps: observeSteps(steps, server.requests, lines, promptLog),
-    hooks: readHookLog(L, env),
+    steps: observeSteps(steps, server.requests, lines, promptLog).filter((s) => !hidden.has(s.id)),
+    hooks: readHookLog(L, env).filter((h) => !hidden.has(h.stdin?.tool_use_id ?? h.stdin?.tool_calls?.[0]?.tool_use_id)),
     files: fileChanges(before, snapshot(L.project)),
   };
   if (keep) {

@@ -4,8 +4,9 @@
  *
  * A case: {id, about, files?, homeFiles?, settings?: {project|local|user: {...}}, hooks?: [{event, matcher?, label,
  * respond?: {stdout?, stderr?, exit?}, where?: "project"|"local"|"user"}], mcp?: {name: serverConfig},
- * plugins?: [fixture dir names under test/fixtures/cc-plugins], mode?, env?, steps: [{name, input}], tools?: true}.
- * Every step is one model turn with one tool_use (ids toolu_01, toolu_02 …).
+ * plugins?: [fixture dir names under test/fixtures/cc-plugins], mode?, env?, steps: [{name, input}], tools?: true | [names]} (tools: record the tools array, or only the named tools).
+ * Every step is one model turn with one tool_use (ids toolu_01, toolu_02 …); a step with `oracleOnly: true` runs in the
+ * recording only and is neither recorded nor replayed (e.g. a wait Claude Code needs).
  */
 
 const A = "alpha\nbeta hello\ngamma\n";
@@ -218,6 +219,46 @@ CASES.push(
       { name: "Edit", input: { file_path: "{{cwd}}/src.js", old_string: 'const b = "two";', new_string: 'const b = "TWO";' } },
       { name: "Read", input: { file_path: "{{cwd}}/config.txt" } },
       { name: "Read", input: { file_path: "{{cwd}}/notes.txt" } },
+    ],
+  },
+);
+
+CASES.push(
+  {
+    id: "plugin-mcp",
+    about: "a plugin with its own MCP server (the official server-memory, offline): tool names, hook input and tool_response of MCP calls",
+    plugins: ["memkit"],
+    env: { ENABLE_TOOL_SEARCH: "false" },
+    settings: { project: { permissions: { allow: ["mcp__plugin_memkit_memory"] } } },
+    hooks: [
+      { event: "PreToolUse", matcher: "mcp__plugin_memkit_memory__.*", label: "pre" },
+      { event: "PostToolUse", matcher: "mcp__.*", label: "post" },
+      { event: "PostToolUseFailure", matcher: "*", label: "fail" },
+    ],
+    steps: [
+      { name: "mcp__plugin_memkit_memory__create_entities", input: { entities: [{ name: "toolhost", entityType: "project", observations: ["a plugin host"] }] } },
+      { name: "mcp__plugin_memkit_memory__read_graph", input: {} },
+      { name: "mcp__plugin_memkit_memory__open_nodes", input: { names: 42 } },
+    ],
+  },
+  {
+    id: "plugin-lsp",
+    about: "a real LSP plugin (anthropics/claude-plugins-official typescript-lsp, typescript-language-server): the LSP tool (ENABLE_LSP_TOOL) and what the model sees after writing a TypeScript file with a type error",
+    plugins: ["typescript-lsp"],
+    env: { ENABLE_LSP_TOOL: "1", ENABLE_TOOL_SEARCH: "false" },
+    tools: ["LSP"],
+    files: { "tsconfig.json": '{ "compilerOptions": { "strict": true } }\n' },
+    settings: { project: { permissions: { allow: ["Write", "Edit", "Bash(sleep:*)"] } } },
+    hooks: [{ event: "PostToolUse", matcher: "*", label: "post" }],
+    steps: [
+      { name: "Write", input: { file_path: "{{cwd}}/bad.ts", content: "export const n: number = 'not a number';\n" } },
+      // Claude Code answers "server is starting" to an LSP call in the server's first seconds (toolhost waits for it):
+      // give it time, in the recording only.
+      { ...bash("sleep 4"), oracleOnly: true },
+      { name: "LSP", input: { operation: "hover", filePath: "{{cwd}}/bad.ts", line: 1, character: 14 } },
+      { name: "LSP", input: { operation: "documentSymbol", filePath: "{{cwd}}/bad.ts", line: 1, character: 1 } },
+      { name: "Edit", input: { file_path: "{{cwd}}/bad.ts", old_string: "export const n", new_string: "export const m" } },
+      { name: "Read", input: { file_path: "{{cwd}}/bad.ts" } },
     ],
   },
 );

@@ -80,6 +80,8 @@ export function buildLayout(root, c, node = process.execPath) {
   for (const name of c.plugins ?? []) {
     const dest = path.join(root, "plugins", name);
     fs.cpSync(path.join(PLUGIN_FIXTURES, name), dest, { recursive: true });
+    // Server configs may name this checkout's binaries: {{repo}}, {{node}} are filled in here.
+    for (const f of [".mcp.json", ".lsp.json"].map((x) => path.join(dest, x)).filter((x) => fs.existsSync(x))) fs.writeFileSync(f, substitute(fs.readFileSync(f, "utf8"), L));
     L.plugins.push(dest);
   }
   // Claude Code's trust store: the project is trusted (the replay passes trustWorkspace: true to toolhost).

@@ -15,8 +15,8 @@ import { buildLayout, fileChanges, readHookLog, resultText, scrub, snapshot, ste
 export interface ConformanceCase {
   id: string;
   about: string;
-  steps: { name: string; input: unknown }[];
-  tools?: boolean;
+  steps: { name: string; input: unknown; oracleOnly?: boolean }[];
+  tools?: boolean | string[];
   mode?: string;
   [k: string]: unknown;
 }
@@ -68,8 +68,10 @@ export async function replayCase(c: ConformanceCase): Promise<Observation> {
   try {
     const before = snapshot(L.project);
     const obs: Observation = { sessionContext: await startSession(host), steps: [], hooks: [], files: {} };
-    if (c.tools) obs.tools = toAnthropicTools(host).map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema, ...(t.defer_loading ? { defer_loading: true } : {}) }));
+    const wanted = c.tools;
+    if (wanted) obs.tools = toAnthropicTools(host).filter((t) => wanted === true || wanted.includes(t.name)).map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema, ...(t.defer_loading ? { defer_loading: true } : {}) }));
     for (const [i, s] of c.steps.entries()) {
+      if (s.oracleOnly) continue;
       current = stepId(i);
       const input = substitute(s.input, L);
       // Claude Code with tool search off loads every tool eagerly: a deferred toolhost tool is then called by name.
