@@ -42,14 +42,18 @@ export async function openRedisStore(opts: RedisStoreOptions): Promise<RedisStor
   const timeoutMs = opts.timeoutMs ?? 2000;
   const where = redactUrl(opts.url);
   let lastError = "";
+  let connected = false;
   const client = createClient({
     url: opts.url,
     disableOfflineQueue: true,
-    socket: { connectTimeout: timeoutMs, reconnectStrategy: (retries: number) => Math.min(50 * 2 ** Math.min(retries, 10), 2000) },
+    // The first connection fails at once (a refused port is an answer); once connected, a lost connection is
+    // retried in the background with backoff while calls fail fast (no offline queue).
+    socket: { connectTimeout: timeoutMs, reconnectStrategy: (retries: number, cause: Error) => (connected ? Math.min(50 * 2 ** Math.min(retries, 10), 2000) : cause) },
   });
   client.on("error", (e: Error) => void (lastError = e.message));
   try {
     await withTimeout(client.connect(), timeoutMs, () => `no connection within ${timeoutMs} ms${lastError ? ` (${lastError})` : ""}`);
+    connected = true;
   } catch (e) {
     client.destroy();
     throw new SessionStoreError("unavailable", `cannot reach Redis at ${where}: ${(e as Error).message}`, "redis");
