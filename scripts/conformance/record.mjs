@@ -101,8 +101,9 @@ function observeSteps(steps, requests, lines, promptLog) {
     const pd = meta.get(s.id)?.permission_decision;
     const result = seen.get(s.id) ?? null;
     const decision = !result ? "none" : asked.has(s.id) ? "ask" : pd?.decision === "reject" ? "deny" : /No such tool available/.test(result.content) ? "unknown-tool" : "allow";
-    // The source of an allow is kept only when a hook decided it (toolhost has no "config"/"rule" distinction for allows).
-    const source = pd?.source && (decision !== "allow" || pd.source === "hook") ? pd.source : undefined;
+    // The source of an allow is kept only when a hook decided it (toolhost has no "config"/"rule" distinction for
+    // allows); a call whose result the model never saw (the run stopped) has none.
+    const source = pd?.source && decision !== "none" && (decision !== "allow" || pd.source === "hook") ? pd.source : undefined;
     return { id: s.id, name: s.name, input: s.input, decision, ...(source ? { source } : {}), result };
   });
 }

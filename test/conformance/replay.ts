@@ -37,12 +37,17 @@ function decisionOf(o: ExecuteOutcome, asked: boolean): { decision: string; sour
 }
 
 /**
- * The session's start, as Claude Code runs it before the first model turn: SessionStart and UserPromptSubmit hooks,
- * and the context they add ("<Event> hook additional context: …"). toolhost has no session events API yet (issue 15
- * item 4): wire it in here when it lands, and the allow-list entries for SessionStart/UserPromptSubmit go away.
+ * Session and turn events (issue 15 item 4) through `host.event`, when the host has it: the framing Claude Code gives
+ * their context ("SessionStart hook additional context: …") is added here, as an agent loop would. Without the API
+ * (before it landed) no session hook runs, and the allow-list says so.
  */
-async function startSession(_host: Awaited<ReturnType<typeof createHost>>): Promise<string[]> {
-  return [];
+type Events = { event?: (e: string, input: Record<string, unknown>, o: { sessionId: string }) => Promise<{ context: string[]; stop?: unknown }> };
+async function sessionEvent(host: unknown, event: string, input: Record<string, unknown>): Promise<string[]> {
+  const h = host as Events;
+  if (typeof h.event !== "function") return [];
+  const out = await h.event(event, input, { sessionId: SESSION });
+  const frame = `${event} hook additional context: `;
+  return out.context.map((c) => (c.startsWith(frame) ? c : frame + c));
 }
 
 export async function replayCase(c: ConformanceCase): Promise<Observation> {
@@ -67,18 +72,34 @@ export async function replayCase(c: ConformanceCase): Promise<Observation> {
   });
   try {
     const before = snapshot(L.project);
-    const obs: Observation = { sessionContext: await startSession(host), steps: [], hooks: [], files: {} };
+    const sessionContext = [...(await sessionEvent(host, "SessionStart", { source: "startup" })), ...(await sessionEvent(host, "UserPromptSubmit", { prompt: "go" }))];
+    const obs: Observation = { sessionContext, steps: [], hooks: [], files: {} };
     const wanted = c.tools;
     if (wanted) obs.tools = toAnthropicTools(host).filter((t) => wanted === true || wanted.includes(t.name)).map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema, ...(t.defer_loading ? { defer_loading: true } : {}) }));
+    let stopped = false;
     for (const [i, s] of c.steps.entries()) {
       if (s.oracleOnly) continue;
       current = stepId(i);
+      // A hook stopped the run (ExecuteOutcome.stop, Claude Code's continue: false): the model sees no more results.
+      if (stopped) {
+        obs.steps.push({ id: current, name: s.name, input: substitute(s.input, L), decision: "none", result: null });
+        continue;
+      }
       const input = substitute(s.input, L);
       // Claude Code with tool search off loads every tool eagerly: a deferred toolhost tool is then called by name.
       const autoLoadDeferred = (c.env as Record<string, string> | undefined)?.ENABLE_TOOL_SEARCH === "false";
       const [o] = await host.executeBatch([{ name: s.name, input, toolUseId: current }], { sessionId: SESSION, source: "model", autoLoadDeferred });
       const r = o!.result;
+      if ((o as { stop?: unknown }).stop) {
+        stopped = true;
+        obs.steps.push({ id: current, name: s.name, input, decision: "none", result: null });
+        continue;
+      }
       obs.steps.push({ id: current, name: s.name, input, ...decisionOf(o!, asked.has(current)), result: { content: resultText(r.content), is_error: !!r.isError } });
+    }
+    if (!stopped) {
+      await sessionEvent(host, "Stop", { stopHookActive: false, lastAssistantMessage: "done" });
+      await sessionEvent(host, "SessionEnd", { reason: "other" });
     }
     obs.hooks = readHookLog(L, baseEnv) as Observation["hooks"];
     obs.files = fileChanges(before, snapshot(L.project));
