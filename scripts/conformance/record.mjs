@@ -69,7 +69,13 @@ function toolsArray(requests) {
 function sessionContext(requests) {
   const first = requests.find((x) => Array.isArray(x.tools));
   const texts = (first?.messages ?? []).map((m) => resultText(m.content));
-  return texts.flatMap((t) => [...t.matchAll(/^(\w+ hook additional context: [\s\S]*?)(?:\n\n|$)/gm)].map((m) => m[1]));
+  // "<Event> hook additional context: …" blocks, each up to the next such block or Claude Code's "# Environment" block.
+  return texts.flatMap((t) => {
+    const at = t.search(/^\w+ hook additional context: /m);
+    if (at < 0) return [];
+    const body = t.slice(at).split(/\n\n# Environment\n/)[0];
+    return body.split(/\n\n(?=\w+ hook additional context: )/).map((x) => x.trimEnd());
+  });
 }
 
 /**
