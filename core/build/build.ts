@@ -13,6 +13,8 @@ import { stableStringify } from "./pool.ts";
 
 type AjvInstance = { compile(schema: object): ValidateFunction };
 let ajv: AjvInstance | undefined;
+let strictAjv: AjvInstance | undefined;
+const strictCache = new Map<string, ValidateFunction>();
 // Validators are cached across generations by schema text: unchanged tools never recompile.
 const validatorCache = new Map<string, ValidateFunction>();
 
@@ -21,8 +23,21 @@ async function loadAjv(): Promise<AjvInstance> {
   if (!ajv) {
     const { Ajv } = await import("ajv");
     ajv = new Ajv({ allErrors: true, strict: false, coerceTypes: true, validateFormats: false });
+    strictAjv = new Ajv({ allErrors: true, strict: false, coerceTypes: false, validateFormats: false });
   }
   return ajv;
+}
+
+/** A rewrite's validator: no type coercion (a hook's `{"command": 42}` is refused, not run as "42"). */
+function compileStrict(schema: unknown): ValidateFunction {
+  const key = stableStringify(schema);
+  let v = strictCache.get(key);
+  if (!v) {
+    v = strictAjv!.compile(schema as object);
+    if (strictCache.size > 10_000) strictCache.clear();
+    strictCache.set(key, v);
+  }
+  return v;
 }
 
 function compileSchema(schema: unknown): ValidateFunction {
@@ -66,6 +81,10 @@ export class Build implements CallBuild {
 
   validator(tool: Tool): ValidateFunction | undefined {
     return this.validators.get(tool.name);
+  }
+
+  strictValidator(tool: Tool): ValidateFunction | undefined {
+    return this.validators.has(tool.name) ? compileStrict(tool.inputSchema) : undefined;
   }
 
   /** The view handed to plugin `id`: same hooks, but every tap is recorded under `id`. */

@@ -15,6 +15,8 @@ export interface CallBuild {
   readonly cwd: string;
   readonly config: Readonly<HostConfig>;
   validator(tool: Tool): ValidateFunction | undefined;
+  /** The same schema without type coercion, for rewrites (compiled on first use). */
+  strictValidator?(tool: Tool): ValidateFunction | undefined;
   /** Hand an "allow always" answer to whoever stores rules (host.addPermissionRule). */
   allowAlways(tool: Tool, input: unknown, sessionId?: string): void;
 }
@@ -47,6 +49,8 @@ export class Call implements CallState {
   /** Pipeline state between stages. */
   substitute?: ToolResult = undefined;
   inputChanged = false;
+  /** Who last rewrote the input (a PreToolUse hook, an approval's updatedInput): named when the rewrite fails the schema. */
+  rewrittenBy?: string = undefined;
   verdict?: { decision: HookDecision; reason: string; source: string } = undefined;
   result?: ToolResult = undefined;
   error?: string = undefined;

@@ -19,6 +19,13 @@ export interface ToolResult {
   structuredContent?: Record<string, unknown>;
   /** Free-form data for hooks (`tool_response`) and renderers; not shown to the model. */
   meta?: Record<string, unknown>;
+  /**
+   * The result as Claude Code hooks see it: PostToolUse's `tool_response`, in Claude Code's own shape for
+   * the tool (Read `{type: "text", file: {filePath, content, numLines, startLine, totalLines}}`, Bash
+   * `{stdout, stderr, interrupted, isImage, …}`). Never shown to the model. Without it hooks get
+   * `structuredContent`, else the MCP JSON text or content blocks (Claude Code's MCP shape).
+   */
+  toolResponse?: unknown;
 }
 
 export interface ToolCallContext {
@@ -70,6 +77,13 @@ export interface ToolDefinition<I = any> {
   inputSchema: JsonSchema;
   outputSchema?: JsonSchema;
   call(input: I, ctx: ToolCallContext): Promise<ToolResult | string> | ToolResult | string;
+  /**
+   * A PostToolUse hook's `updatedToolOutput` (an object in this tool's `toolResponse` shape) turned into
+   * what the model sees; undefined refuses the shape and the hook's replacement is ignored (as Claude Code
+   * ignores one that fails a built-in's output schema). A tool with this facet takes only the object form;
+   * a tool without it takes any replacement (Claude Code's MCP semantics).
+   */
+  fromToolResponse?(response: Record<string, unknown>, input: I): ToolResult | undefined;
   /** Extra input checks beyond the schema; return a message to reject. */
   validateInput?(input: I, ctx: { cwd: string }): string | undefined | Promise<string | undefined>;
   /** Tool-specific permission logic, consulted after rules (e.g. a read-only path inside cwd). */

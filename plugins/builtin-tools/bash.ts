@@ -10,6 +10,7 @@ import path from "node:path";
 import { defineTool, type ToolCallContext, type ToolResult } from "../../core/index.ts";
 import { isInside } from "../../lib/fs-path.ts";
 import { isReadOnlyCommand as readOnlyCommandLine, isReadOnlyInside } from "../../lib/rules/readonly.ts";
+import { bashFromResponse, noOutputExpected, taskStopFromResponse } from "./cc-response.ts";
 import { OutputRing, Spool, killGroup, lookup, nextId, ownedIds, registry, saveFullOutput, spawnShell, spillFile, waitFor, type ManagedProc } from "./procs.ts";
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -20,6 +21,27 @@ interface BashInput {
   description?: string;
   timeout?: number;
   run_in_background?: boolean;
+  /** Accepted as Claude Code accepts it; toolhost has no sandbox, so it changes nothing (echoed in tool_response). */
+  dangerouslyDisableSandbox?: boolean;
+}
+
+/** Claude Code's timeout: any number; clamped to 1…600000 ms and rounded (Claude Code takes 700000 and 1500.5). */
+export function clampTimeout(t: number | undefined): number {
+  if (t === undefined || !Number.isFinite(t)) return DEFAULT_TIMEOUT_MS;
+  return Math.min(MAX_TIMEOUT_MS, Math.max(1, Math.round(t)));
+}
+
+/** Bash's tool_response in Claude Code's shape. */
+function ccBashResponse(input: BashInput, stdout: string, stderr: string, interrupted: boolean, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    stdout: stdout.replace(/\n+$/, ""),
+    stderr: stderr.replace(/\n+$/, ""),
+    interrupted,
+    isImage: false,
+    noOutputExpected: !input.run_in_background && noOutputExpected(input.command),
+    ...extra,
+    ...(input.dangerouslyDisableSandbox ? { dangerouslyDisableSandbox: true } : {}),
+  };
 }
 
 /** Read-only per the shell parser (lib/rules), the same answer the permissions plugin gives. */
@@ -89,7 +111,7 @@ function startBackground(input: BashInput, ctx: ToolCallContext): ToolResult {
       registry().procs.delete(p.id);
     }
   }
-  const child = spawnShell(input.command, shellCwd(ctx));
+  const child = spawnShell(input.command, shellCwd(ctx), { mergeStderr: true });
   const id = nextId("bash_");
   let resolveExit!: () => void;
   const p: ManagedProc = {
@@ -135,6 +157,7 @@ function startBackground(input: BashInput, ctx: ToolCallContext): ToolResult {
     content: [{ type: "text", text: `Command running in background with ID: ${id}. Read its output with TaskOutput {"task_id": "${id}"}; stop it with TaskStop {"task_id": "${id}"}.` }],
     meta,
     structuredContent: meta,
+    toolResponse: ccBashResponse(input, "", "", false, { backgroundTaskId: id }),
   };
 }
 
@@ -142,7 +165,7 @@ export const Bash = defineTool<BashInput>({
   name: "Bash",
   description:
     "When you need to run a shell command: build, test, lint, git, package managers, or any program, in the working directory (prefer Read, Glob, Grep, Edit and Write for reading, finding and changing files). " +
-    "Runs `command` with bash -c (sh if bash is missing) in its own process group, with a timeout (default 120000 ms, at most 600000) after which the whole group is killed; returns stdout, stderr and a non-zero exit code. " + (persistCwd() ? "A `cd` carries over to later calls while it stays inside the working directory; environment variables do not." : "Each call starts in the working directory (a `cd` does not carry over; use `cd dir && command`).") + " With run_in_background it returns an id at once; read the output later with TaskOutput and stop it with TaskStop. Very long output keeps its beginning and end. " +
+    "Runs `command` with bash -c (sh if bash is missing) in its own process group, with a timeout (default 120000 ms, at most 600000) after which the whole group is killed; returns its output (stdout and stderr together, in the order they were written, as in Claude Code) and a non-zero exit code. " + (persistCwd() ? "A `cd` carries over to later calls while it stays inside the working directory; environment variables do not." : "Each call starts in the working directory (a `cd` does not carry over; use `cd dir && command`).") + " With run_in_background it returns an id at once; read the output later with TaskOutput and stop it with TaskStop. Very long output keeps its beginning and end. " +
     "Why: commands run with a bounded time and output, so a hung or noisy command cannot stall the session.",
   searchHint: "shell terminal command run execute script sh",
   inputSchema: {
@@ -150,8 +173,9 @@ export const Bash = defineTool<BashInput>({
     properties: {
       command: { type: "string", description: "The command to run." },
       description: { type: "string", description: "What the command does, in 5-10 words (shown to the user)." },
-      timeout: { type: "integer", minimum: 1, maximum: MAX_TIMEOUT_MS, description: "Timeout in milliseconds (default 120000, max 600000)." },
+      timeout: { type: "number", description: "Timeout in milliseconds (default 120000; larger values are cut to 600000; no effect with run_in_background)." },
       run_in_background: { type: "boolean", description: "Run in the background and return an id at once; use TaskOutput to read the output later." },
+      dangerouslyDisableSandbox: { type: "boolean", description: "Accepted for Claude Code compatibility; toolhost runs commands without a sandbox, so it changes nothing." },
     },
     required: ["command"],
     additionalProperties: false,
@@ -166,7 +190,7 @@ export const Bash = defineTool<BashInput>({
     !input.run_in_background && isReadOnlyInside(input.command, ctx.cwd) ? { behavior: "allow", reason: "read-only command inside the working directory" } : undefined,
   async call(input, ctx): Promise<ToolResult> {
     if (input.run_in_background) return startBackground(input, ctx);
-    const timeout = Math.min(input.timeout ?? DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS);
+    const timeout = clampTimeout(input.timeout);
     const t0 = performance.now();
     const startCwd = shellCwd(ctx);
     const out = new Spool(spillFile(ctx.sessionId, ctx.toolUseId));
@@ -187,8 +211,10 @@ export const Bash = defineTool<BashInput>({
     const full = saved.path ? { fullOutputPath: saved.path, fullOutputChars: saved.chars } : saved.error ? { fullOutputError: saved.error } : {};
     const meta = { stdout, stderr, exitCode, interrupted: !!run.interrupted, isImage: false, durationMs: Math.round(performance.now() - t0), ...full };
     const failed = !!run.interrupted || !!run.spawnError || (exitCode !== 0 && !benignExit(input.command, exitCode));
-    return { content: [{ type: "text", text: formatOutput(stdout, stderr, notes) }], isError: failed, meta, structuredContent: meta };
+    const toolResponse = ccBashResponse(input, stdout, stderr, !!run.interrupted);
+    return { content: [{ type: "text", text: formatOutput(stdout, stderr, notes) }], isError: failed, meta, structuredContent: meta, toolResponse };
   },
+  fromToolResponse: (r) => bashFromResponse(r),
 });
 
 interface ForegroundRun {
@@ -201,7 +227,7 @@ interface ForegroundRun {
 
 /** Run a command in its own process group until it exits (not until a backgrounded grandchild closes the pipes). */
 async function runForeground(command: string, cwd: string, timeout: number, signal: AbortSignal, out: Spool, err: Spool): Promise<ForegroundRun> {
-  const child = spawnShell(command, cwd, { cwdPipe: persistCwd() });
+  const child = spawnShell(command, cwd, { cwdPipe: persistCwd(), mergeStderr: true });
   let endCwd = "";
   (child.stdio[3] as NodeJS.ReadableStream | undefined)?.setEncoding("utf8").on("data", (s: string) => (endCwd += s));
   child.stdout!.setEncoding("utf8").on("data", (s: string) => out.push(s));
@@ -354,6 +380,9 @@ export const TaskStop = defineTool<TaskStopInput>({
     registry().procs.delete(id);
     if (wasRunning) await waitFor(p, 2000);
     const meta = { task_id: id, stopped: wasRunning, exitCode: p.exitCode };
-    return { content: [{ type: "text", text: wasRunning ? `Stopped task ${id} (${p.command}).` : `Task ${id} had already finished (exit code ${p.exitCode}); removed it.` }], meta, structuredContent: meta };
+    const message = wasRunning ? `Stopped task ${id} (${p.command}).` : `Task ${id} had already finished (exit code ${p.exitCode}); removed it.`;
+    const toolResponse = { message: wasRunning ? `Successfully stopped task: ${id} (${p.command})` : message, task_id: id, task_type: p.kind === "bash" ? "local_bash" : p.kind, command: p.command };
+    return { content: [{ type: "text", text: message }], meta, structuredContent: meta, toolResponse };
   },
+  fromToolResponse: (r) => taskStopFromResponse(r),
 });

@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import { isInsideReal } from "../../lib/fs-path.ts";
 import { defineTool, type ToolResult } from "../../core/index.ts";
+import { fileChangeFromResponse, structuredPatch } from "./cc-response.ts";
 import { absolutePath, atomicWrite, isInside, lineOf, missingPathMessage, normalizePaths, numberLine, recordRead, staleCheck } from "./shared.ts";
 
 interface EditInput {
@@ -93,7 +94,8 @@ export const Edit = defineTool<EditInput>({
         atomicWrite(file, input.new_string);
         recordRead(ctx, file, fs.statSync(file), input.new_string);
         const meta = { type: "create", filePath: file, oldString: "", newString: input.new_string, replaceAll: false, replacements: 1 };
-        return { content: [{ type: "text", text: `File created successfully at: ${file}` }], meta, structuredContent: meta };
+        const toolResponse = { filePath: file, oldString: "", newString: input.new_string, originalFile: null, structuredPatch: structuredPatch("", input.new_string), userModified: false, replaceAll: false };
+        return { content: [{ type: "text", text: `File created successfully at: ${file}` }], meta, structuredContent: meta, toolResponse };
       }
       return err(missingPathMessage(file, ctx.cwd));
     }
@@ -143,8 +145,10 @@ export const Edit = defineTool<EditInput>({
       ],
       meta,
       structuredContent: meta,
+      toolResponse: { filePath: file, oldString: input.old_string, newString: input.new_string, originalFile: original, structuredPatch: structuredPatch(original, out), userModified: false, replaceAll: !!input.replace_all },
     };
   },
+  fromToolResponse: (r) => fileChangeFromResponse(r),
 });
 
 export default Edit;

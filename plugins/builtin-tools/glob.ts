@@ -12,6 +12,7 @@ import type PicomatchNs from "picomatch";
 const picomatch = createRequire(import.meta.url)("picomatch") as typeof PicomatchNs;
 import { isInsideReal } from "../../lib/fs-path.ts";
 import { defineTool, type ToolResult } from "../../core/index.ts";
+import { ccPath, globFromResponse } from "./cc-response.ts";
 import { absolutePath, denyOptions, isInside, missingPathMessage, normalizePaths } from "./shared.ts";
 import { outsideLinks, walkFiles } from "./walk.ts";
 
@@ -108,11 +109,13 @@ export const Glob = defineTool<GlobInput>({
     if (denied.count()) meta.deniedFiles = denied.count();
     if (outside.count()) meta.outsideLinks = outside.count();
     const notes = denied.note() + outside.note();
-    if (!found.length) return { content: [{ type: "text", text: `No files found matching ${input.pattern} in ${base}${notes}` }], meta };
+    const toolResponse = { filenames: shown.map((f) => ccPath(f.abs, ctx.cwd)), durationMs: ms, numFiles: shown.length, truncated: found.length > GLOB_LIMIT, totalMatches: found.length, countIsComplete: true };
+    if (!found.length) return { content: [{ type: "text", text: `No files found matching ${input.pattern} in ${base}${notes}` }], meta, toolResponse };
     let text = shown.map((f) => f.abs).join("\n");
     if (found.length > GLOB_LIMIT) text += `\n(Showing the ${GLOB_LIMIT} most recently modified of ${found.length} matching files; ${found.length - GLOB_LIMIT} omitted. Use a more specific pattern or path to see the rest.)`;
-    return { content: [{ type: "text", text: text + notes }], meta };
+    return { content: [{ type: "text", text: text + notes }], meta, toolResponse };
   },
+  fromToolResponse: (r) => globFromResponse(r),
 });
 
 export default Glob;

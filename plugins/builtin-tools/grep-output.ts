@@ -18,7 +18,7 @@ function cut(line: string): string {
 }
 
 /** ripgrep-style content lines: `path:N:text` for matches, `path-N-text` for context, `--` between groups. */
-export function contentLines(hit: FileHit, shownPath: string, before: number, after: number, numbers: boolean): string[] {
+export function contentLines(hit: FileHit, shownPath: string, before: number, after: number, numbers: boolean, only?: RegExp): string[] {
   // line access through start offsets: no per-line string allocation for lines that are not shown
   const text = hit.text;
   const starts = lineStarts(text);
@@ -32,7 +32,14 @@ export function contentLines(hit: FileHit, shownPath: string, before: number, af
   for (const ln of hit.lines) {
     const from = Math.max(1, ln - before, lastEmitted + 1);
     const to = Math.min(lines.length, ln + after);
-    if (lastEmitted && from > lastEmitted + 1) out.push("--");
+    // ripgrep prints "--" between groups only when it shows context
+    if (only) {
+      // -o: each match's text on its own line, no context (ripgrep --only-matching)
+      const g = new RegExp(only.source, only.flags.includes("g") ? only.flags : only.flags + "g");
+      for (const m of lineAt(ln).matchAll(g)) if (m[0]) out.push(numbers ? `${shownPath}:${ln}:${cut(m[0])}` : `${shownPath}:${cut(m[0])}`);
+      continue;
+    }
+    if (lastEmitted && from > lastEmitted + 1 && (before || after)) out.push("--");
     for (let i = from; i <= to; i++) {
       if (i <= lastEmitted) continue;
       const sep = isMatch.has(i) ? ":" : "-";
@@ -93,6 +100,7 @@ export function formatCount(hits: FileHit[], p: Paging, cwd: string, meta: Meta)
   const { shown, omitted } = page(rows, p);
   const total = hits.reduce((n, h) => n + h.count, 0);
   meta.numMatches = total;
+  meta.countRows = shown;
   return `${shown.join("\n")}${pagingNote(omitted, "files", p)}\n\nFound ${total} matching line${total === 1 ? "" : "s"} across ${hits.length} file${hits.length === 1 ? "" : "s"}.`;
 }
 
@@ -101,11 +109,13 @@ export interface ContentOptions {
   before: number;
   after: number;
   numbers: boolean;
+  /** -o: print only the matched parts (the search pattern). */
+  only?: RegExp;
 }
 
 /** content: matching lines (with context) in walk order, formatting only as many files as the page needs. */
 export function formatContent(res: SearchResult, p: Paging, cwd: string, o: ContentOptions, meta: Meta): string {
-  const { before, after, numbers } = o;
+  const { before, after, numbers, only } = o;
   const hits = res.hits;
   // format only as many files as the page needs; the rest are counted, not formatted
   const want = p.offset + Math.min(p.limit, HARD_LINE_CAP) + 1;
@@ -119,12 +129,13 @@ export function formatContent(res: SearchResult, p: Paging, cwd: string, o: Cont
       continue;
     }
     if (all.length && (before || after)) all.push("--");
-    for (const l of contentLines(h, displayPath(h.abs, cwd), before, after, numbers)) all.push(l); // no spread: 100k+ lines overflow the stack
+    for (const l of contentLines(h, displayPath(h.abs, cwd), before, after, numbers, only)) all.push(l); // no spread: 100k+ lines overflow the stack
   }
   const { shown, omitted } = page(all, p);
   // the files whose lines this page shows (the shaping plugin marks their content trusted or untrusted)
   meta.contentFiles = hits.slice(0, hits.length - restFiles).map((h) => h.abs);
   meta.numLines = shown.length;
+  meta.contentLines = shown;
   meta.numMatchingLines = hits.reduce((n, h) => n + h.lines.length, 0);
   const more = omitted + rest;
   if (res.stoppedEarly) {

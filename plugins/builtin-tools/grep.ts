@@ -11,6 +11,7 @@ import { absolutePath, denyOptions, isInside, missingPathMessage, normalizePaths
 import { compilePattern, fileFilter } from "./grep-pattern.ts";
 import { search, type SearchResult } from "./grep-search.ts";
 import { outsideLinks } from "./walk.ts";
+import { ccPath, grepFromResponse } from "./cc-response.ts";
 import { EXPAND_MAX_FILES, formatContent, formatCount, formatFiles, largeFilesNote, type ContentOptions, type Meta, type Paging } from "./grep-output.ts";
 
 export { TYPES, compilePattern, fileFilter, requiredLiteral } from "./grep-pattern.ts";
@@ -29,6 +30,7 @@ interface GrepInput {
   output_mode?: Mode;
   "-i"?: boolean;
   "-n"?: boolean;
+  "-o"?: boolean;
   "-A"?: number;
   "-B"?: number;
   "-C"?: number;
@@ -56,8 +58,9 @@ function planSearch(input: GrepInput): Plan {
   const re = compilePattern(input.pattern, { ignoreCase: input["-i"], multiline });
   const filter = fileFilter(input.glob, input.type) as (rel: string) => boolean;
   const keep = mode === "content" ? Infinity : mode === "count" ? 0 : EXPAND_MAX_FILES;
-  const limit = input.head_limit === 0 ? Infinity : input.head_limit ?? DEFAULT_HEAD_LIMIT;
-  const offset = input.offset ?? 0;
+  // Claude Code's schema takes any number here; a fraction counts down to whole lines
+  const limit = input.head_limit === 0 ? Infinity : Math.floor(input.head_limit ?? DEFAULT_HEAD_LIMIT) || Infinity;
+  const offset = Math.floor(input.offset ?? 0);
   // content mode lists files in walk order (sorted names, deterministic), so a limited page can stop
   // the walk as soon as it has one line more than it shows; the other modes need every file
   const stopAfter = mode === "content" && limit !== Infinity ? offset + limit + 1 : Infinity;
@@ -65,9 +68,10 @@ function planSearch(input: GrepInput): Plan {
 }
 
 /** Content mode's context (-C/context, overridden by -B/-A) and line numbers (-n, default on). */
-function contentOptions(input: GrepInput): ContentOptions {
+function contentOptions(input: GrepInput, re: RegExp): ContentOptions {
   const c = input["-C"] ?? input.context ?? 0;
-  return { before: input["-B"] ?? c, after: input["-A"] ?? c, numbers: input["-n"] ?? true };
+  const n = (v: number) => Math.floor(v);
+  return { before: n(input["-B"] ?? c), after: n(input["-A"] ?? c), numbers: input["-n"] ?? true, ...(input["-o"] ? { only: re } : {}) };
 }
 
 /** The result text for the plan's output_mode (the formatter fills in its mode's meta fields). */
@@ -75,7 +79,7 @@ function formatResult(plan: Plan, input: GrepInput, res: SearchResult, cwd: stri
   if (!res.hits.length) return plan.mode === "count" ? "No matches found" : "No files found";
   if (plan.mode === "files_with_matches") return formatFiles(res.hits, plan, cwd, meta);
   if (plan.mode === "count") return formatCount(res.hits, plan, cwd, meta);
-  return formatContent(res, plan, cwd, contentOptions(input), meta);
+  return formatContent(res, plan, cwd, contentOptions(input, plan.re), meta);
 }
 
 /** Search the (existing) root with the Read deny rules applied, and format the result. */
@@ -89,7 +93,21 @@ async function runGrep(input: GrepInput, ctx: ToolCallContext, root: string, st:
   if (outside.count()) meta.outsideLinks = outside.count();
   const text = formatResult(plan, input, res, ctx.cwd, meta);
   meta.durationMs = Math.round(performance.now() - t0);
-  return { content: [{ type: "text", text: text + largeFilesNote(res) + denied.note() + outside.note() }], meta };
+  const toolResponse = ccGrepResponse(plan.mode, res, meta, ctx.cwd);
+  delete meta.contentLines;
+  delete meta.countRows;
+  return { content: [{ type: "text", text: text + largeFilesNote(res) + denied.note() + outside.note() }], meta, toolResponse };
+}
+
+/** Claude Code's Grep tool_response per mode (paths relative to the working directory, as it lists them). */
+function ccGrepResponse(mode: string, res: SearchResult, meta: Meta, cwd: string): Record<string, unknown> {
+  if (mode === "content") {
+    const lines = (meta.contentLines as string[] | undefined) ?? [];
+    return { mode, numFiles: 0, filenames: [], content: lines.join("\n"), numLines: lines.length, totalLines: lines.length };
+  }
+  if (mode === "count") return { mode, numFiles: res.hits.length, filenames: [], content: ((meta.countRows as string[] | undefined) ?? []).join("\n"), numMatches: meta.numMatches ?? 0 };
+  const names = ((meta.filenames as string[] | undefined) ?? []).map((f) => ccPath(f, cwd));
+  return { mode: "files_with_matches", filenames: names, numFiles: names.length, totalFiles: res.hits.length };
 }
 
 export const Grep = defineTool<GrepInput>({
@@ -109,13 +127,14 @@ export const Grep = defineTool<GrepInput>({
       output_mode: { type: "string", enum: ["content", "files_with_matches", "count"], description: "content: matching lines; files_with_matches: file paths (default); count: match counts per file." },
       "-i": { type: "boolean", description: "Case-insensitive search." },
       "-n": { type: "boolean", description: "Show line numbers in content mode (default true)." },
-      "-A": { type: "integer", minimum: 0, description: "Lines of context after each match (content mode)." },
-      "-B": { type: "integer", minimum: 0, description: "Lines of context before each match (content mode)." },
-      "-C": { type: "integer", minimum: 0, description: "Lines of context before and after each match (content mode)." },
-      context: { type: "integer", minimum: 0, description: "Same as -C." },
+      "-o": { type: "boolean", description: "Content mode: show only the matched part of each line, one match a line (ripgrep -o)." },
+      "-A": { type: "number", minimum: 0, description: "Lines of context after each match (content mode)." },
+      "-B": { type: "number", minimum: 0, description: "Lines of context before each match (content mode)." },
+      "-C": { type: "number", minimum: 0, description: "Lines of context before and after each match (content mode)." },
+      context: { type: "number", minimum: 0, description: "Same as -C." },
       multiline: { type: "boolean", description: "Let patterns span lines and `.` match newlines (rg -U --multiline-dotall). Default false." },
-      head_limit: { type: "integer", minimum: 0, description: "Return at most this many lines/entries (default 250; 0 means no limit)." },
-      offset: { type: "integer", minimum: 0, description: "Skip this many lines/entries before applying head_limit (for paging)." },
+      head_limit: { type: "number", minimum: 0, description: "Return at most this many lines/entries (default 250; 0 means no limit)." },
+      offset: { type: "number", minimum: 0, description: "Skip this many lines/entries before applying head_limit (for paging)." },
     },
     required: ["pattern"],
     additionalProperties: false,
@@ -146,6 +165,7 @@ export const Grep = defineTool<GrepInput>({
     }
     return runGrep(input, ctx, root, st, t0);
   },
+  fromToolResponse: (r) => grepFromResponse(r),
 });
 
 export default Grep;

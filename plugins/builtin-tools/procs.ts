@@ -335,11 +335,13 @@ export function killGroup(pid: number | undefined, graceMs = 1000): void {
   t.unref();
 }
 
-export function spawnShell(command: string, cwd: string, opts: { stdin?: boolean; login?: boolean; cwdPipe?: boolean } = {}): ChildProcess {
+export function spawnShell(command: string, cwd: string, opts: { stdin?: boolean; login?: boolean; cwdPipe?: boolean; mergeStderr?: boolean } = {}): ChildProcess {
   const sh = shell();
   // cwdPipe: report the shell's final directory on fd 3 (so `cd` can carry over to the next call);
   // an `exit` inside the command skips the report, which keeps the previous directory
-  const script = opts.cwdPipe ? `${command}\n__th_status=$?; pwd -P >&3 2>/dev/null; exit $__th_status` : command;
+  // mergeStderr: stderr goes to the stdout pipe, so the output keeps the order it was written in (Claude Code's Bash)
+  const body = opts.mergeStderr ? `exec 2>&1\n${command}` : command;
+  const script = opts.cwdPipe ? `${body}\n__th_status=$?; pwd -P >&3 2>/dev/null; exit $__th_status` : body;
   return spawn(sh, [opts.login && sh.endsWith("bash") ? "-lc" : "-c", script], {
     cwd,
     detached: true, // own process group, so a timeout or an abort kills the whole pipeline

@@ -6,6 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { isInsideReal } from "../../lib/fs-path.ts";
 import { defineTool, type ToolCallContext, type ToolResult } from "../../core/index.ts";
+import { readFromResponse } from "./cc-response.ts";
 import { absolutePath, isInside, looksBinary, missingPathMessage, normalizePaths, numberLine, recordRead, HASH_LIMIT } from "./shared.ts";
 
 export const DEFAULT_LIMIT = 2000;
@@ -23,6 +24,10 @@ interface ReadInput {
   file_path: string;
   offset?: number;
   limit?: number;
+  /** Claude Code: PDF page range. Accepted; toolhost reads no PDFs, and on text files it changes nothing (as in Claude Code). */
+  pages?: string;
+  /** Claude Code: read past its size limit. Accepted; toolhost never refuses a large file (it pages it), so it changes nothing. */
+  allow_large?: boolean;
 }
 
 export interface Page {
@@ -33,6 +38,8 @@ export interface Page {
   total?: number;
   /** True when lines exist after the page. */
   more: boolean;
+  /** Whether the last byte is a newline (known when the whole file was scanned). */
+  endsWithNewline?: boolean;
 }
 
 /** Stream `file` and return lines [first, first+limit). Counts the remaining lines when the file is not huge. */
@@ -81,7 +88,7 @@ export function readPage(file: string, first: number, limit: number, size: numbe
     if (hasTail && lineNo >= first && lineNo < first + limit) lines.push(Buffer.concat(pending).toString("utf8").replace(/\r$/, ""));
     total = hasTail ? lineNo : lineNo - 1;
     more = total >= first + limit;
-    return { lines, first, total, more };
+    return { lines, first, total, more, endsWithNewline: pos > 0 && lastByteNewline };
   } finally {
     fs.closeSync(fd);
   }
@@ -100,6 +107,8 @@ export const Read = defineTool<ReadInput>({
       file_path: { type: "string", description: "Path of the file to read (absolute, or relative to the working directory; ~ is expanded)." },
       offset: { type: "integer", minimum: 0, description: "Line number to start reading from (1-based). Use it for files too large to read at once." },
       limit: { type: "integer", minimum: 1, description: "Number of lines to read (default 2000)." },
+      pages: { type: "string", description: "Accepted for Claude Code compatibility (PDF page ranges); PDFs are not read here, and text files ignore it." },
+      allow_large: { type: "boolean", description: "Accepted for Claude Code compatibility; large files are never refused here, they come back a page at a time (continue with offset)." },
     },
     required: ["file_path"],
     additionalProperties: false,
@@ -131,12 +140,17 @@ export const Read = defineTool<ReadInput>({
       if (st.size > MAX_IMAGE_BYTES) return { content: [{ type: "text", text: `${file} is an image of ${st.size} bytes, larger than the ${MAX_IMAGE_BYTES}-byte limit for returning images; resize it first (e.g. with Bash).` }], isError: true };
       const data = fs.readFileSync(file);
       recordRead(ctx, file, st, data);
-      return { content: [{ type: "image", data: data.toString("base64"), mimeType: IMAGE_TYPES[ext] }], meta: { type: "image", filePath: file, size: st.size } };
+      const base64 = data.toString("base64");
+      return { content: [{ type: "image", data: base64, mimeType: IMAGE_TYPES[ext] }], meta: { type: "image", filePath: file, size: st.size }, toolResponse: { type: "image", file: { base64, type: IMAGE_TYPES[ext], originalSize: st.size } } };
     }
 
     if (st.size === 0) {
       recordRead(ctx, file, st, Buffer.alloc(0));
-      return { content: [{ type: "text", text: `(${file} exists but is empty)` }], meta: { type: "text", filePath: file, numLines: 0, startLine: 1, totalLines: 0 } };
+      return {
+        content: [{ type: "text", text: `(${file} exists but is empty)` }],
+        meta: { type: "text", filePath: file, numLines: 0, startLine: 1, totalLines: 0 },
+        toolResponse: { type: "text", file: { filePath: file, content: "", numLines: 1, startLine: 1, totalLines: 1 } },
+      };
     }
 
     const head = Buffer.alloc(Math.min(8192, st.size));
@@ -180,8 +194,23 @@ export const Read = defineTool<ReadInput>({
     return {
       content: [{ type: "text", text: body + note }],
       meta: { type: "text", filePath: file, numLines: numbered.length, startLine: first, totalLines: page.total },
+      toolResponse: ccReadResponse(file, page, numbered.length),
     };
   },
+  fromToolResponse: (r) => readFromResponse(r),
 });
+
+/**
+ * Claude Code's Read tool_response: the page's raw lines joined by "\n"; Claude Code counts the empty
+ * line after a final newline as a line, and a page that reaches it ends with that newline.
+ */
+function ccReadResponse(file: string, page: Page, shown: number): Record<string, unknown> {
+  const lines = page.lines.slice(0, shown);
+  const toEnd = shown === page.lines.length && !page.more && page.total !== undefined;
+  const tail = toEnd && page.endsWithNewline;
+  const content = lines.join("\n") + (tail ? "\n" : "");
+  const totalLines = page.total === undefined ? undefined : page.total + (page.endsWithNewline ? 1 : 0);
+  return { type: "text", file: { filePath: file, content, numLines: lines.length + (tail ? 1 : 0), startLine: page.first, totalLines } };
+}
 
 export default Read;

@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import { isInsideReal } from "../../lib/fs-path.ts";
 import { defineTool, type ToolResult } from "../../core/index.ts";
+import { fileChangeFromResponse, structuredPatch } from "./cc-response.ts";
 import { absolutePath, atomicWrite, isInside, normalizePaths, recordRead, staleCheck } from "./shared.ts";
 
 interface WriteInput {
@@ -50,14 +51,26 @@ export const Write = defineTool<WriteInput>({
       const stale = staleCheck(ctx, file, st);
       if (stale) return { content: [{ type: "text", text: stale }], isError: true };
     }
+    const originalFile = st ? readText(file) : null;
     atomicWrite(file, input.content);
     recordRead(ctx, file, fs.statSync(file), input.content);
     const type = st ? "update" : "create";
     const lines = input.content === "" ? 0 : input.content.split("\n").length - (input.content.endsWith("\n") ? 1 : 0);
     const text = type === "create" ? `File created successfully at: ${file} (${lines} lines)` : `The file ${file} has been updated (${lines} lines written).`;
     const meta = { type, filePath: file, success: true, bytes: Buffer.byteLength(input.content), lines };
-    return { content: [{ type: "text", text }], meta, structuredContent: meta };
+    const toolResponse = { type, filePath: file, content: input.content, structuredPatch: originalFile === null ? [] : structuredPatch(originalFile, input.content), originalFile, userModified: false };
+    return { content: [{ type: "text", text }], meta, structuredContent: meta, toolResponse };
   },
+  fromToolResponse: (r) => fileChangeFromResponse(r),
 });
+
+/** The replaced file's text for the hook's `originalFile` (null when it cannot be read as text). */
+function readText(file: string): string | null {
+  try {
+    return fs.readFileSync(file, "utf8");
+  } catch {
+    return null;
+  }
+}
 
 export default Write;

@@ -79,7 +79,7 @@ export function applyPreToolUse(p: PreToolUseContext, effects: Effect[], details
     if (d) d.changed = keys;
   }
   for (const c of comp.conflicts) traceConflict(p.call, "PreToolUse", c.key, c.earlier, c.later);
-  if (comp.changed) p.updateInput(comp.input, `${pluginName}: ${[...new Set([...comp.setBy.values()].map((h) => h.plugin))].join(", ")}`);
+  if (comp.changed) p.updateInput(comp.input, `${pluginName}: ${[...new Set([...comp.setBy.values()].map(source))].join(", ")}`);
 }
 
 /** PostToolUse(Failure): every block and context; of several output replacements the last wins (losers traced). */

@@ -57,7 +57,7 @@ export function transcriptPath(config: { transcript?: unknown }, cwd: string): s
 }
 
 /** Run every matching handler of `event` in parallel; return effects in declaration order. */
-export async function fire(rt: Runtime, event: string, call: CallState, extra: Record<string, unknown>): Promise<Effect[]> {
+export async function fire(rt: Runtime, event: string, call: CallState, extra: Record<string, unknown>, prepare?: (effects: Effect[]) => void): Promise<Effect[]> {
   const toolName = call.tool?.name ?? call.requestedName;
   const hits = rt.registry.matching(event, toolName, call);
   if (!hits.length) return [];
@@ -70,12 +70,13 @@ export async function fire(rt: Runtime, event: string, call: CallState, extra: R
     tool_name: toolName,
     ...extra,
   };
-  if (call.tool?.origin === "mcp" && call.tool.server) payload.mcp_server = { name: call.tool.server, source: call.tool.plugin };
+  if (call.tool?.origin === "mcp" && call.tool.server) payload.mcp_server = { name: call.tool.server, source: typeof call.tool.extra?.mcpSource === "string" ? call.tool.extra.mcpSource : "dynamic" };
   const stdin = JSON.stringify(payload);
   const sync = hits.filter((h) => !h.async);
   for (const h of hits) if (h.async) startAsync(rt, event, h, stdin, call);
   const runs = await Promise.all(sync.map((h) => runHandler(h, stdin, { cwd: rt.build.cwd, projectDir: rt.host.cwd, signal: call.signal, callMcp: rt.callMcp })));
   const effects = sync.map((h, i) => interpret(event, h, runs[i]!));
+  prepare?.(effects);
   for (const e of effects) rt.details.set(e, traceEffect(rt.host, call, event, e));
   return effects;
 }

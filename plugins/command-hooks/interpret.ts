@@ -16,12 +16,16 @@ export interface Effect {
   /** PostToolUse: `decision: "block"` / exit 2 feedback shown to the model. */
   feedback?: string;
   updatedOutput?: ToolResult;
+  /** PostToolUse: the hook's raw replacement, resolved per tool by tool-response.ts into updatedOutput. */
+  replacement?: { field: "updatedToolOutput" | "updatedMCPToolOutput"; value: unknown };
   substitute?: ToolResult;
   /** `continue: false` → stopReason. */
   stop?: string;
   systemMessage?: string;
   /** Schema problems in the hook's output (printed loudly). */
   warnings: string[];
+  /** Parts of the output ignored as Claude Code ignores them: traced and logged, not shown to the model. */
+  notices?: string[];
   /** The hook did not run cleanly (non-blocking unless onFailure is "block"). */
   failure?: string;
 }
@@ -121,12 +125,8 @@ function postToolUse(e: Effect, event: string, run: RunResult, j: Json | undefin
   if (j && j.decision === "block") e.feedback = str(j.reason) ?? "blocked by a PostToolUse hook";
   if (run.status === "block") e.feedback = e.feedback ?? (str(run.stderr)?.trim() || `${event} hook exited 2`);
   if (hso && event === "PostToolUse") {
-    const upd = hso.updatedToolOutput ?? hso.updatedMCPToolOutput;
-    if (upd !== undefined) {
-      const r = toResult(upd);
-      if (r) e.updatedOutput = r;
-      else e.warnings.push("hookSpecificOutput.updatedToolOutput has an unsupported shape; ignored");
-    }
+    if (hso.updatedToolOutput !== undefined) e.replacement = { field: "updatedToolOutput", value: hso.updatedToolOutput };
+    else if (hso.updatedMCPToolOutput !== undefined) e.replacement = { field: "updatedMCPToolOutput", value: hso.updatedMCPToolOutput };
   }
   if (e.stop) e.feedback = e.feedback ?? e.stop;
 }

@@ -20,6 +20,7 @@ export function traceEffect(host: HostView, call: CallState, event: string, e: E
   if (e.reason) detail.reason = e.reason;
   if (e.failure) detail.error = e.failure;
   if (e.warnings.length) detail.warnings = e.warnings;
+  if (e.notices?.length) detail.ignored = e.notices;
   if (e.systemMessage) detail.systemMessage = e.systemMessage;
   if (e.stop) detail.stop = e.stop;
   if (e.substitute) detail.substitute = true;
@@ -40,6 +41,7 @@ function warn(host: HostView, call: CallState, event: string, e: Effect): void {
   // A missing script silently disables a gate in Claude Code; here it is loud.
   if (e.run.status === "missing") loud(`[toolhost warning] ${event} hook "${label(h)}" (${where}) could not run: ${e.failure}. It did NOT check this call.`);
   else if (e.failure) host.log.warn(`${event} hook "${label(h)}" (${where}): ${e.failure}${h.onFailure === "block" ? " (onFailure: block)" : " (non-blocking)"}`);
+  for (const n of e.notices ?? []) host.log.warn(`${event} hook "${label(h)}" (${where}): ${n}`);
   for (const w of e.warnings) loud(`[toolhost warning] ${event} hook "${label(h)}" (${where}): ${w}`);
   if (e.systemMessage) host.log.warn(`${event} hook "${label(h)}": ${e.systemMessage}`);
 }

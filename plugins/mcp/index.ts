@@ -7,6 +7,8 @@
  * failing server never blocks the others. Everything that changes a server's tools (list_changed,
  * reconnect, late start) goes through `host.invalidate` — the one rebuild path.
  */
+import os from "node:os";
+import path from "node:path";
 import { definePlugin, type PluginContext, type ProblemReport, type Tool, type ToolCollector, type LoadedPlugin } from "../../core/index.ts";
 import { resolveServers, matchesAny, type ServerSpec } from "./config.ts";
 import { McpConnection, type RawTool } from "./connection.ts";
@@ -145,7 +147,7 @@ function toTool(conn: McpConnection, raw: RawTool, name: string, nameNotes: stri
     isDestructive: ann.destructiveHint === true,
     isConcurrencySafe: readOnly,
     userFacingName: `${s.label} - ${typeof raw.title === "string" ? raw.title : typeof ann.title === "string" ? ann.title : raw.name} (MCP)`,
-    extra: { _meta: meta, annotations: raw.annotations, jsonPath: s.jsonPath, title: raw.title },
+    extra: { _meta: meta, annotations: raw.annotations, jsonPath: s.jsonPath, title: raw.title, mcpSource: mcpSource(s) },
     call: (input, ctx) => conn.callTool(raw.name, input, ctx),
   };
   if (s.callTimeoutMs) tool.timeoutMs = s.callTimeoutMs;
@@ -174,3 +176,17 @@ export default definePlugin({
     });
   },
 });
+
+/**
+ * Claude Code's `mcp_server.source` (hook input) for where a server is configured: plugin, project
+ * (.mcp.json, project settings), user (settings under the home directory), sdk (inline, from the
+ * embedding program), dynamic (toolhost config, like Claude Code's --mcp-config).
+ */
+function mcpSource(s: ServerSpec): string {
+  if (s.pluginKind === "plugin") return "plugin";
+  if (s.pluginKind === "mcpjson") return "project";
+  if (s.pluginKind === "inline") return "sdk";
+  const home = process.env.CLAUDE_CONFIG_DIR || path.join(os.homedir(), ".claude");
+  if (s.pluginKind === "settings") return s.file.startsWith(home + path.sep) || s.file === path.join(os.homedir(), ".claude.json") ? "user" : "project";
+  return "dynamic";
+}

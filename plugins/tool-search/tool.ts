@@ -53,7 +53,9 @@ export function toolSearchTool(getHost: () => HostView | undefined): ToolDefinit
       const outcome = search(indexFor(pool), input.query, limit, pool);
       const names = outcome.tools.map((t) => t.name);
       if (names.length) host.session(ctx.sessionId).load(names);
-      return renderResult(outcome, names.map((n) => pool.byName.get(n)!).filter(Boolean));
+      const result = renderResult(outcome, names.map((n) => pool.byName.get(n)!).filter(Boolean));
+      // Claude Code's tool_response for hooks (recorded, test/conformance/shapes/bash.json)
+      return { ...result, toolResponse: { matches: names, query: input.query, total_deferred_tools: pool.deferred.length } };
     },
   };
 }

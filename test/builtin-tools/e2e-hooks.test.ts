@@ -33,7 +33,7 @@ beforeAll(() => {
   fs.writeFileSync(path.join(pluginDir, "hooks/guard.sh"), `#!/bin/sh\ninput=$(cat)\ncase "$input" in\n  *'rm -rf'*) echo "rm -rf is not allowed here" >&2; exit 2;;\nesac\nexit 0\n`, { mode: 0o755 });
   fs.writeFileSync(
     path.join(pluginDir, "hooks/post.sh"),
-    `#!/bin/sh\nexec node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const j=JSON.parse(s);console.log(JSON.stringify({hookSpecificOutput:{hookEventName:"PostToolUse",additionalContext:"post-hook saw "+j.tool_name+" "+j.tool_input.file_path+" success="+(j.tool_response&&j.tool_response.success)}}))})'\n`,
+    `#!/bin/sh\nexec node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{const j=JSON.parse(s);console.log(JSON.stringify({hookSpecificOutput:{hookEventName:"PostToolUse",additionalContext:"post-hook saw "+j.tool_name+" "+j.tool_input.file_path+" type="+(j.tool_response&&j.tool_response.type)+" content="+JSON.stringify(j.tool_response&&j.tool_response.content)}}))})'\n`,
     { mode: 0o755 },
   );
   fs.writeFileSync(path.join(dir, "victim.txt"), "still here\n");
@@ -75,7 +75,7 @@ describe.skipIf(!hasHooks)("Claude Code plugin hooks on the built-in tools (tool
     const r = call("Write", { file_path: "notes/new.md", content: "# hi\n" });
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(fs.readFileSync(path.join(dir, "notes/new.md"), "utf8")).toBe("# hi\n");
-    expect(r.text).toContain(`post-hook saw Write ${path.join(dir, "notes/new.md")} success=true`);
+    expect(r.text).toContain(`post-hook saw Write ${path.join(dir, "notes/new.md")} type=create content="# hi\\n"`);
     const e = call("Edit", { file_path: "notes/other.md", old_string: "", new_string: "x\n" });
     expect(e.text).toContain(`post-hook saw Edit ${path.join(dir, "notes/other.md")}`);
   });

@@ -27,11 +27,13 @@ const goneWithin = async (pid: number, ms = 3000) => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("Bash", () => {
-  it("runs in the working directory and returns stdout, stderr and the exit code (text + tool_response shape)", async () => {
-    const r = await run(host, "Bash", { command: "pwd; echo out; echo err >&2; exit 3", description: "test" });
+  it("runs in the working directory and returns stdout and stderr in written order and the exit code (text + tool_response shape)", async () => {
+    const r = await run(host, "Bash", { command: "pwd; echo out; echo err >&2; echo out2; exit 3", description: "test" });
     expect(r.isError).toBe(true);
-    expect(r.text).toBe(`${dir}\nout\nerr\nExit code 3`);
-    expect(r.o.result.meta).toMatchObject({ stdout: `${dir}\nout\n`, stderr: "err\n", exitCode: 3, interrupted: false, isImage: false });
+    expect(r.text).toBe(`${dir}\nout\nerr\nout2\nExit code 3`);
+    // Claude Code's shape: stderr goes with stdout, in the order written (recorded: test/conformance/shapes/bash.json)
+    expect(r.o.result.meta).toMatchObject({ stdout: `${dir}\nout\nerr\nout2\n`, stderr: "", exitCode: 3, interrupted: false, isImage: false });
+    expect(r.o.result.toolResponse).toEqual({ stdout: `${dir}\nout\nerr\nout2`, stderr: "", interrupted: false, isImage: false, noOutputExpected: false });
     expect(r.o.result.structuredContent).toMatchObject({ exitCode: 3 });
     const ok = await run(host, "Bash", { command: "echo fine" });
     expect(ok.isError).toBe(false);

@@ -100,13 +100,23 @@ describe("PreToolUse command hooks", () => {
     expect(calls.length).toBe(n);
   });
 
-  it("updatedInput that breaks the schema is rejected with the field named", async () => {
+  it("updatedInput that breaks the schema is rejected with the field and the hook named, not coerced; an unknown field is dropped (as Claude Code)", async () => {
     const dir = tmpDir();
-    const bad = jsonHook(dir, "bad.sh", { hookSpecificOutput: { hookEventName: "PreToolUse", updatedInput: { text: "x", nope: 1 } } });
-    const host = await start(dir, { config: { hooks: hooksConfig("PreToolUse", [{ command: bad }]) } });
+    const calls: unknown[] = [];
+    const bad = jsonHook(dir, "bad.sh", { hookSpecificOutput: { hookEventName: "PreToolUse", updatedInput: { text: 42 } } });
+    const host = await start(dir, { tools: [echoTool(calls)], config: { hooks: hooksConfig("PreToolUse", [{ command: bad }]) } });
     const o = await host.execute("Echo", { text: "ok" }, { yes: true });
     expect(o.status).toBe("invalid-input");
-    expect(o.reason).toContain('unexpected field "nope"');
+    expect(o.executed).toBe(false);
+    expect(o.reason).toContain('field "text" must be string, got number 42');
+    expect(o.reason).toContain(`PreToolUse hook (command-hooks: config: ${bad})`);
+    expect(calls).toHaveLength(0);
+    const dir2 = tmpDir();
+    const extra = jsonHook(dir2, "extra.sh", { hookSpecificOutput: { hookEventName: "PreToolUse", updatedInput: { text: "x", nope: 1 } } });
+    const host2 = await start(dir2, { tools: [echoTool(calls)], config: { hooks: hooksConfig("PreToolUse", [{ command: extra }]) } });
+    const o2 = await host2.execute("Echo", { text: "ok" }, { yes: true });
+    expect(o2.status).toBe("ok");
+    expect(calls).toEqual([{ text: "x" }]);
   });
 
   it("two hooks rewriting disjoint keys both survive; the same key follows declaration order", async () => {

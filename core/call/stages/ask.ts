@@ -17,12 +17,14 @@ async function ask(call: Call): Promise<ExecuteOutcome | undefined> {
   const decision = call.decision!;
   const tool = call.tool!;
   let answer: AskAnswer | undefined = await first<AskAnswer>(call.build.hooks.permissionRequest, call, decision);
+  const fromHook = answer !== undefined ? "a permissionRequest hook" : undefined;
   if (answer === undefined && call.opts.onAsk) answer = await call.opts.onAsk({ tool: tool.name, input: call.input, decision, sessionId: call.sessionId });
   if (answer === undefined && call.opts.yes) answer = "allow";
   call.mark("ask", typeof answer === "object" ? answer.behavior : answer ?? "unanswered");
   const behavior = typeof answer === "object" ? answer.behavior : answer;
   if (typeof answer === "object" && answer.updatedInput) {
     call.input = answer.updatedInput;
+    call.rewrittenBy = fromHook ? `PermissionRequest hook (${fromHook})` : "the approval (onAsk)";
     const again = await recheck(call);
     if (again) return again;
     call.decision = decision;

@@ -8,6 +8,7 @@ import type { Call } from "../call.ts";
 import { denialText, failClosed, refuse } from "../outcome.ts";
 import { runStages, type Stage } from "../run.ts";
 import { validate } from "./input.ts";
+import { checkRewrite } from "./rewrite.ts";
 
 function ask(hook: object, call: Call, stage: string): MaybePromise<Decision | undefined> {
   let d: MaybePromise<Decision | undefined>;
@@ -39,7 +40,7 @@ function decided(call: Call, d: Decision | undefined): ExecuteOutcome | undefine
 }
 
 /** After the input changed (a PreToolUse rewrite, an approval's updatedInput): every check again. */
-const RECHECK: readonly Stage[] = [validate, checkDeny, decidePermission];
+const RECHECK: readonly Stage[] = [checkRewrite, validate, checkDeny, decidePermission];
 export function recheck(call: Call): MaybePromise<ExecuteOutcome | undefined> {
   return runStages(call, RECHECK);
 }

@@ -67,6 +67,7 @@ function contextFor(call: Call, decisions: Verdict[]): PreToolUseContext {
     updateInput: (input, source) => {
       call.input = input;
       call.inputChanged = true;
+      call.rewrittenBy = `PreToolUse hook (${source})`;
       call[TRACE].push({ stage: "preToolUse.updateInput", plugin: source, ms: 0, outcome: "input-updated" });
     },
     substitute: (r, source) => {

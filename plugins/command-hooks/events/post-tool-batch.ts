@@ -4,6 +4,7 @@ import { transcriptPath, type Runtime } from "../dispatch.ts";
 import { label, type Handler } from "../handlers.ts";
 import { interpret } from "../interpret.ts";
 import { runHandler } from "../run.ts";
+import { batchResponseOf } from "../tool-response.ts";
 
 /** PostToolBatch has no matcher, and `if` never runs on a non-tool event: handlers with `if` never fire. */
 export function batchHandlers(rt: Runtime): Handler[] {
@@ -23,7 +24,7 @@ export async function postToolBatch(rt: Runtime, batch: PostToolBatchContext): P
       tool_name: c.name,
       tool_input: c.input,
       tool_use_id: c.toolUseId,
-      tool_response: c.outcome.result.meta?.tool_response ?? c.outcome.result.structuredContent ?? c.outcome.result.content,
+      tool_response: batchResponseOf(c.outcome.result),
     })),
   });
   const runs = await Promise.all(handlers.map((h) => runHandler(h, stdin, { cwd: rt.build.cwd, projectDir: rt.host.cwd, signal: rt.shutdown, callMcp: rt.callMcp })));
