@@ -156,7 +156,7 @@ export default async function train(argv: string[] = []): Promise<void> {
   if (!argv.includes("--dry")) {
     fs.mkdirSync(path.dirname(ASSOCIATIONS_FILE), { recursive: true });
     fs.writeFileSync(ASSOCIATIONS_FILE, text);
-    console.log(`wrote ${path.relative(process.cwd(), ASSOCIATIONS_FILE)} (set DEFAULT_OPTIONS.learnedWeight to ${chosen.weight}); ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    console.log(`wrote ${path.relative(process.cwd(), ASSOCIATIONS_FILE)} (DEFAULT_OPTIONS must say learnedWeight ${chosen.weight}, learnedRelated ${chosen.learnedRelated}: test/tool-search/query.test.ts checks); ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   }
 }
 void DEFAULT_OPTIONS;

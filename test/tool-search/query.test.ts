@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseQuery, search, buildDeferredIndex } from "../../plugins/tool-search/search.ts";
-import { ToolIndex } from "../../plugins/tool-search/rank.ts";
+import { ToolIndex, DEFAULT_OPTIONS } from "../../plugins/tool-search/rank.ts";
 import { words, terms, SpanTable } from "../../plugins/tool-search/text.ts";
 import { fakeTool, GITHUB, SLACK, GITLAB } from "./fixtures.ts";
 
@@ -182,6 +182,9 @@ describe("learned associations (data/associations.txt, fitted by bench/toolsearc
     const head = fs.readFileSync(ASSOCIATIONS_FILE, "utf8").split("\n").filter((l) => l.startsWith("#")).join("\n");
     expect(head).toMatch(/MetaTool train split/);
     expect(head).toMatch(/dev queries were not used/);
+    // the defaults are what the training script chose on its tune fold (not hand-set)
+    const params = JSON.parse(/params (\{.*\}) \(chosen/.exec(head)![1]!);
+    expect({ learnedWeight: DEFAULT_OPTIONS.learnedWeight, learnedRelated: DEFAULT_OPTIONS.learnedRelated }).toEqual({ learnedWeight: params.learnedWeight, learnedRelated: params.learnedRelated });
     expect(associations().size).toBeGreaterThan(1000);
     const t = parseAssociations(formatAssociations(["h"], new Map([["weather", [["forecast", 0.61] as const]]])));
     expect(t.get("weather")).toEqual([["forecast", 0.61]]);
