@@ -72,6 +72,8 @@ export interface RankOptions {
   companions: boolean;
   /** Learned query-word → tool-word associations (learned.ts) at this weight × strength; 0 = off. */
   learnedWeight: number;
+  /** At query time, use at most this many associations per query term (the table keeps 8). */
+  learnedTopK: number;
   /** Add to each name word's related words the query words the learned table associates with it (document-side translation). */
   learnedRelated: boolean;
   /** Drop more function words from the query only (NLTK's English list beyond STOP_WORDS: before, after, up, out …). */
@@ -109,6 +111,7 @@ export const DEFAULT_OPTIONS: RankOptions = {
   queryFunctionWords: false,
   serverStage: 0,
   learnedRelated: true,
+  learnedTopK: 8,
 };
 
 /** The plain BM25 baseline the benchmark compares against: name + description, one field, no extras. */
@@ -137,6 +140,7 @@ export const PLAIN_BM25: RankOptions = {
   queryFunctionWords: false,
   serverStage: 0,
   learnedRelated: false,
+  learnedTopK: 8,
   analyzer: "plain",
 };
 

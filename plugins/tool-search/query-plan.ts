@@ -92,7 +92,10 @@ export function queryPlan(ix: IndexData, nDocs: number, o: RankOptions, query: s
   }
   if (o.learnedWeight > 0) {
     const table = o.learned ?? associations();
-    for (const t of base) for (const [u, s] of table.get(t) ?? []) p.put(u, o.learnedWeight * s, gOf.get(t));
+    for (const t of base) {
+      const list = table.get(t);
+      if (list) for (let k = 0; k < list.length && k < o.learnedTopK; k++) p.put(list[k]![0], o.learnedWeight * list[k]![1], gOf.get(t));
+    }
   }
   if (o.prefix > 0) for (const t of base) if (t.length >= 4) expandPrefix(ix, p, t, o.prefix, gOf.get(t));
   const maxIdf = Math.log(1 + (nDocs + 0.5) / 0.5);
