@@ -145,4 +145,6 @@ export interface SessionStore {
 export interface SessionUsage {
   /** Totals across every session of the configured store (with this process's unflushed increments), or one session's. */
   counts(opts?: { sessionId?: string }): Promise<Record<string, UsageCount>>;
+  /** Session frequency: how many sessions there are, and how many of them used each tool (stored ones and this process's). */
+  sessionCounts?(): Promise<{ sessions: number; tools: Record<string, number> }>;
 }

@@ -42,7 +42,7 @@ export default definePlugin({
       build.hooks.persist.tapPromise(PLUGIN_NAME, (r) => rt.after(r));
       if (rt.cfg(build.config).backend !== "memory") build.hooks.call.tapPromise(PLUGIN_NAME, (call) => rt.remoteTask(call));
     });
-    const usage: SessionUsage = { counts: (o) => rt.usage(o) };
+    const usage: SessionUsage = { counts: (o) => rt.usage(o), sessionCounts: () => rt.sessionCounts() };
     ctx.provide("sessions.usage", usage);
     ctx.provide("sessions.admin", { runtime: rt } satisfies SessionsAdmin);
     ctx.onDispose(() => rt.close());

@@ -263,6 +263,28 @@ export class Runtime {
     return out;
   }
 
+  /** How many sessions used each tool: the store's sessions, and sessions of this process not stored (or not yet). */
+  async sessionCounts(): Promise<{ sessions: number; tools: Record<string, number> }> {
+    const tools: Record<string, number> = {};
+    const seen = new Set<string>();
+    const count = (names: Iterable<string>) => {
+      for (const n of new Set(names)) tools[n] = (tools[n] ?? 0) + 1;
+    };
+    if (this.backend !== "memory") {
+      try {
+        const st = await this.store();
+        for (const s of await st.list()) {
+          seen.add(s.id);
+          count([...Object.keys(await st.usage({ sessionId: s.id })), ...(this.tracks.get(s.id)?.usage.keys() ?? [])]);
+        }
+      } catch (e) {
+        this.warn("usage", `usage counts could not be read: ${(e as Error).message}`);
+      }
+    }
+    for (const [id, t] of this.tracks) if (!seen.has(id) && t.usage.size) (seen.add(id), count(t.usage.keys()));
+    return { sessions: seen.size, tools };
+  }
+
   async close(): Promise<void> {
     clearTimeout(this.timer);
     for (const t of this.tracks.values()) {

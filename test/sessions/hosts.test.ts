@@ -97,6 +97,7 @@ describe("two hosts on one store", () => {
     expect(all.Read!.count).toBe(3);
     expect(all.Glob!.count).toBe(1);
     expect((await usage.counts({ sessionId: "u1" })).Read!.count).toBe(1);
+    expect(await usage.sessionCounts!()).toEqual({ sessions: 3, tools: { Read: 3, Glob: 1 } });
   });
 
   it("a session ended in memory (host.endSession, as a stateless serve does per request) comes back from the store", async () => {
@@ -136,5 +137,6 @@ describe("two hosts on one store", () => {
     const b = await host(proj, undefined, "B");
     expect((await b.execute("Edit", { file_path: "f.txt", old_string: "y", new_string: "z" }, { sessionId: "m1", yes: true })).status).toBe("tool-error");
     expect((await b.service<SessionUsage>("sessions.usage")!.counts()).Edit!.count).toBe(1);
+    expect(await b.service<SessionUsage>("sessions.usage")!.sessionCounts!()).toEqual({ sessions: 1, tools: { Edit: 1 } });
   });
 });
