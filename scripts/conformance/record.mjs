@@ -35,6 +35,7 @@ async function recordCase(bin, c) {
   const env = oracleEnv(server.address().port, { HOME: L.home, TMPDIR: path.join(root, "tmp"), ...(c.env ?? {}) });
   const args = ["-p", "go", "--output-format", "stream-json", "--verbose", "--mcp-config", path.join(root, "mcp.json"), "--permission-prompt-tool", "mcp__rec__prompt", "--permission-mode", c.mode ?? "default", "--max-turns", String(steps.length + 3)];
   for (const p of L.plugins) args.push("--plugin-dir", p);
+  if (L.cliSettings) args.push("--settings", L.cliSettings);
   const before = snapshot(L.project);
   const out = await runClaude(bin, args, { cwd: L.project, env, root, timeoutMs: 60_000 + 10_000 * steps.length });
   server.close();

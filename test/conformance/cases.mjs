@@ -262,3 +262,28 @@ CASES.push(
     ],
   },
 );
+
+/** PermissionRequest hooks: an asked call (no rule allows `touch`), answered by the hook instead of the user. */
+for (const [id, r] of [
+  ["allow", respond({ hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow" } } })],
+  ["deny", respond({ hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny", message: "the permission hook says no" } } })],
+  ["deny-interrupt", respond({ hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "deny", message: "stop everything", interrupt: true } } })],
+  ["allow-updated-input", respond({ hookSpecificOutput: { hookEventName: "PermissionRequest", decision: { behavior: "allow", updatedInput: { command: "touch rewritten.txt" } } } })],
+]) {
+  CASES.push({
+    id: `permission-request-${id}`,
+    about: `PermissionRequest hook answers ${JSON.stringify(r.stdout.hookSpecificOutput.decision)}`,
+    hooks: [{ event: "PermissionRequest", matcher: "Bash", label: "answer", respond: r }, { event: "PostToolUse", matcher: "*", label: "post" }],
+    steps: [bash("touch asked.txt"), { name: "Read", input: { file_path: "{{cwd}}/a.txt" } }],
+    files: { "a.txt": A },
+  });
+}
+
+CASES.push({
+  id: "settings-cli-layer",
+  about: "the --settings layer (a file): its deny beats a project allow, its hook runs beside the project's",
+  cliSettings: { permissions: { deny: ["Bash(rm:*)"] }, hooks: "cli-pre" },
+  settings: { project: { permissions: { allow: ["Bash(echo:*)", "Bash(rm:*)"] } } },
+  hooks: [{ event: "PreToolUse", matcher: "Bash", label: "project-pre" }],
+  steps: [bash("echo hi"), bash("rm -f nothing.txt")],
+});

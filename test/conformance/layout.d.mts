@@ -8,6 +8,8 @@ export interface Layout {
   node: string;
   plugins: string[];
   toolhostHome?: string;
+  /** The --settings file, when the case has one. */
+  cliSettings?: string;
 }
 export const HERE: string;
 export const REPO: string;

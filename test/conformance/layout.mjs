@@ -76,6 +76,15 @@ export function buildLayout(root, c, node = process.execPath) {
     fs.mkdirSync(path.dirname(f), { recursive: true });
     fs.writeFileSync(f, JSON.stringify(s, null, 2));
   }
+  // The --settings layer: a file passed to `claude --settings` and to createHost({settings}); `hooks: "label"` adds a
+  // PreToolUse Bash recording hook with that label.
+  if (c.cliSettings) {
+    const { hooks: label, ...rest } = c.cliSettings;
+    const cli = substitute(structuredClone(rest), L);
+    if (label) cli.hooks = { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: recorderCommand(L, { label }) }] }] };
+    L.cliSettings = path.join(root, "cli-settings.json");
+    fs.writeFileSync(L.cliSettings, JSON.stringify(cli, null, 2));
+  }
   if (c.mcp) fs.writeFileSync(path.join(L.project, ".mcp.json"), JSON.stringify({ mcpServers: substitute(c.mcp, L) }, null, 2));
   for (const name of c.plugins ?? []) {
     const dest = path.join(root, "plugins", name);

@@ -65,6 +65,7 @@ export async function replayCase(c: ConformanceCase): Promise<Observation> {
     pluginDirs: L.plugins,
     mode: c.mode ?? "default",
     trustWorkspace: true,
+    ...(L.cliSettings ? { settings: L.cliSettings } : {}),
     onAsk: () => {
       asked.add(current);
       return { behavior: "deny", message: "recorded as ask" };
