@@ -86,6 +86,21 @@ function diffValue(c: string, p: string[], a: unknown, b: unknown, out: Differen
   if (JSON.stringify(a) !== JSON.stringify(b)) out.push({ case: c, path: p, cc: a, toolhost: b });
 }
 
+/** How many leaf fields the two observations hold between them (the compared points; a missing subtree counts once). */
+export function comparedPoints(cc: Observation, th: Observation): number {
+  const count = (a: unknown, b: unknown): number => {
+    const isObj = (v: unknown): v is Record<string, unknown> => !!v && typeof v === "object";
+    if (isObj(a) && isObj(b) && Array.isArray(a) === Array.isArray(b)) {
+      const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+      let n = 0;
+      for (const k of keys) n += count(a[k], b[k]);
+      return n;
+    }
+    return 1;
+  };
+  return count(keyed(cc), keyed(th));
+}
+
 export function diffObservations(caseId: string, cc: Observation, th: Observation): Difference[] {
   const out: Difference[] = [];
   diffValue(caseId, [], keyed(cc), keyed(th), out);

@@ -141,7 +141,17 @@ export function readHookLog(L, baseEnv) {
       runs.push({ at: f, label: fs.readFileSync(`${base}.label`, "utf8"), stdin, env });
     }
   if (fs.existsSync(L.hookLog)) for (const line of fs.readFileSync(L.hookLog, "utf8").split("\n").filter(Boolean)) runs.push({ at: "~", ...JSON.parse(line) });
-  return runs.map((r) => {
+  // Hooks of one event run in parallel, so their start order varies from run to run: a call's runs are sorted by
+  // label (stable), calls and call-less events keep the order they first appeared in, so re-recordings diff cleanly.
+  const groups = new Map();
+  runs.forEach((r, i) => {
+    const key = r.stdin?.tool_use_id ?? r.stdin?.tool_calls?.[0]?.tool_use_id ?? `#${i}`;
+    const k = `${key}\0${r.stdin?.hook_event_name ?? ""}`;
+    if (!groups.has(k)) groups.set(k, []);
+    groups.get(k).push(r);
+  });
+  const ordered = [...groups.values()].flatMap((g) => g.sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0)));
+  return ordered.map((r) => {
     const env = {};
     for (const k of Object.keys(r.env).sort()) if (!ENV_SKIP.has(k) && baseEnv[k] !== r.env[k]) env[k] = r.env[k];
     return { label: r.label, event: r.stdin?.hook_event_name ?? null, stdin: r.stdin, env };

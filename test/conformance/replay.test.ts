@@ -7,13 +7,14 @@
 import fs from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import { CASES } from "./cases.mjs";
-import { diffObservations, explainVerdict, judge, loadAllowList, type Difference } from "./compare.ts";
+import { comparedPoints, diffObservations, explainVerdict, judge, loadAllowList, type Difference } from "./compare.ts";
 import { loadRecording } from "./layout.mjs";
 import { replayCase, type ConformanceCase } from "./replay.ts";
 
 const entries = loadAllowList();
 const all: Difference[] = [];
 const ran = new Set<string>();
+let points = 0;
 
 describe("conformance replay against Claude Code 2.1.328", () => {
   for (const c of CASES as ConformanceCase[]) {
@@ -21,7 +22,9 @@ describe("conformance replay against Claude Code 2.1.328", () => {
       const rec = loadRecording(c.id);
       expect(rec, `no recording for ${c.id}: run npm run conformance:record -- --only ${c.id}`).toBeDefined();
       expect(rec.claudeCode).toBe("2.1.328");
-      const diffs = diffObservations(c.id, rec, await replayCase(c));
+      const th = await replayCase(c);
+      const diffs = diffObservations(c.id, rec, th);
+      points += comparedPoints(rec, th);
       all.push(...diffs);
       ran.add(c.id);
       const v = judge(entries, diffs);
@@ -37,5 +40,6 @@ describe("conformance replay against Claude Code 2.1.328", () => {
 });
 
 afterAll(() => {
+  if (ran.size === CASES.length) console.log(`conformance: ${ran.size} cases, ${points} compared points, ${all.length} different, all listed in ${entries.length} entries`);
   if (process.env.CONFORMANCE_DUMP) fs.writeFileSync(process.env.CONFORMANCE_DUMP, JSON.stringify(all, null, 1));
 });
