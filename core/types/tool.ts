@@ -60,6 +60,14 @@ export interface ToolCallContext {
   readFilter?(): ReadFilter | undefined;
 }
 
+/** What `afterPostToolUse` gets: the call's result after the hooks, its input and session, and a note channel. */
+export interface AfterPostToolUse {
+  readonly result: ToolResult;
+  readonly call: { readonly input: unknown; readonly session: { readonly shared: Map<string, unknown> } };
+  /** Text for the model after the result. */
+  addContext(text: string, source: string): void;
+}
+
 /** `(absolute path) → why it may not be read`, or undefined when it may. */
 export type ReadFilter = (absPath: string) => string | undefined;
 
@@ -84,6 +92,11 @@ export interface ToolDefinition<I = any> {
    * a tool without it takes any replacement (Claude Code's MCP semantics).
    */
   fromToolResponse?(response: Record<string, unknown>, input: I): ToolResult | undefined;
+  /**
+   * Called once after the PostToolUse taps ran on this call (only when some are tapped), with their
+   * context: e.g. Write/Edit refresh their read state when a formatter hook changed the file.
+   */
+  afterPostToolUse?(post: AfterPostToolUse): void;
   /** Extra input checks beyond the schema; return a message to reject. */
   validateInput?(input: I, ctx: { cwd: string }): string | undefined | Promise<string | undefined>;
   /** Tool-specific permission logic, consulted after rules (e.g. a read-only path inside cwd). */

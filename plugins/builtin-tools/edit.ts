@@ -6,7 +6,8 @@ import fs from "node:fs";
 import { isInsideReal } from "../../lib/fs-path.ts";
 import { defineTool, type ToolResult } from "../../core/index.ts";
 import { fileChangeFromResponse, structuredPatch } from "./cc-response.ts";
-import { absolutePath, atomicWrite, isInside, lineOf, missingPathMessage, normalizePaths, numberLine, recordRead, staleCheck } from "./shared.ts";
+import { refreshAfterHooks } from "./hook-changes.ts";
+import { absolutePath, atomicWrite, fileStates, isInside, lineOf, missingPathMessage, normalizePaths, numberLine, recordRead, staleCheck } from "./shared.ts";
 
 interface EditInput {
   file_path: string;
@@ -130,8 +131,10 @@ export const Edit = defineTool<EditInput>({
     }
     const updated = input.replace_all ? text.split(oldS).join(newS) : text.slice(0, hits[0]) + newS + text.slice(hits[0]! + oldS.length);
     const out = crlf ? updated.replace(/\n/g, "\r\n") : updated;
+    const behind = fileStates(ctx).get(file)?.behindModel;
     atomicWrite(file, out);
     recordRead(ctx, file, fs.statSync(file), out);
+    if (behind) fileStates(ctx).get(file)!.behindModel = true;
     const firstLine = lineOf(updated, hits[0]!);
     const lastLine = firstLine + newS.split("\n").length - 1;
     const n = input.replace_all ? hits.length : 1;
@@ -145,10 +148,11 @@ export const Edit = defineTool<EditInput>({
       ],
       meta,
       structuredContent: meta,
-      toolResponse: { filePath: file, oldString: input.old_string, newString: input.new_string, originalFile: original, structuredPatch: structuredPatch(original, out), userModified: false, replaceAll: !!input.replace_all },
+      toolResponse: { filePath: file, oldString: input.old_string, newString: input.new_string, originalFile: original, structuredPatch: structuredPatch(original, out), userModified: false, replaceAll: !!input.replace_all, ...(behind ? { contentNotInModelContext: true } : {}) },
     };
   },
   fromToolResponse: (r) => fileChangeFromResponse(r),
+  afterPostToolUse: (post) => refreshAfterHooks(post, "Edit", "builtin-tools"),
 });
 
 export default Edit;

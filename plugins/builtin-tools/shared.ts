@@ -44,6 +44,8 @@ export interface ReadRecord {
   size: number;
   /** sha1 of the whole file when it was small enough to hash (lets a touched-but-unchanged file pass). */
   hash?: string;
+  /** A hook changed the file after the model's last Read/Write (Claude Code's contentNotInModelContext). */
+  behindModel?: boolean;
 }
 
 const FILES_KEY = "builtin-tools:files";

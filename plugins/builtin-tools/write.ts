@@ -6,6 +6,7 @@ import fs from "node:fs";
 import { isInsideReal } from "../../lib/fs-path.ts";
 import { defineTool, type ToolResult } from "../../core/index.ts";
 import { fileChangeFromResponse, structuredPatch } from "./cc-response.ts";
+import { refreshAfterHooks } from "./hook-changes.ts";
 import { absolutePath, atomicWrite, isInside, normalizePaths, recordRead, staleCheck } from "./shared.ts";
 
 interface WriteInput {
@@ -62,6 +63,7 @@ export const Write = defineTool<WriteInput>({
     return { content: [{ type: "text", text }], meta, structuredContent: meta, toolResponse };
   },
   fromToolResponse: (r) => fileChangeFromResponse(r),
+  afterPostToolUse: (post) => refreshAfterHooks(post, "Write", "builtin-tools"),
 });
 
 /** The replaced file's text for the hook's `originalFile` (null when it cannot be read as text). */

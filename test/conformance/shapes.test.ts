@@ -28,7 +28,7 @@ const SKIP_TOOLS: Record<string, string> = {
 export const ALLOWED: Record<string, string> = {
   "read/Read/png": "the recorded PNG was written as latin1 text and Claude Code rejects it as not an image; toolhost returns the bytes as an image when the extension says so (Read's image check is by extension)",
   "read/Read/directory": "toolhost explains a directory and points at Glob (a deliberate recovery hint); Claude Code passes EISDIR on",
-  "search/Glob/order": "Glob sorts by modification time; files written in the same millisecond come in either order",
+  "search/Glob/order": "Glob and Grep list newest first; files written in the same millisecond come in either order",
   "bash/TaskStop/task_id": "background task ids differ (Claude Code's b…, toolhost's bash_…)",
   "updated-output/mcp/tool_response": "the MCP echo server is not replayed here (covered by test/hooks tests with a real server)",
 };
@@ -38,7 +38,7 @@ afterEach(async () => {
   await Promise.all(hosts.splice(0).map((h) => h.close()));
 });
 
-function load(name: string): { hooks: Rec[]; modelSaw: unknown[] } {
+function load(name: string): { hooks: Rec[]; modelSaw: unknown[]; files: Record<string, string> } {
   return JSON.parse(fs.readFileSync(path.join(HERE, `${name}.json`), "utf8"));
 }
 
@@ -103,7 +103,7 @@ describe("tool_response in Claude Code's shapes (replayed recordings of Claude C
         expect(got, `${name}: toolhost ran no PostToolUse hook for ${tool} ${JSON.stringify(want.stdin.tool_input)}`).toBeDefined();
         let w = norm(want.stdin.tool_response);
         let g = norm(got!.stdin.tool_response);
-        if (tool === "Glob" && ALLOWED["search/Glob/order"]) [w, g] = [w, g].map((x) => ({ ...x, filenames: [...x.filenames].sort() }));
+        if ((tool === "Glob" || tool === "Grep") && ALLOWED["search/Glob/order"]) [w, g] = [w, g].map((x) => ({ ...x, filenames: [...(x.filenames ?? [])].sort() }));
         if (tool === "TaskStop" && ALLOWED["bash/TaskStop/task_id"]) [w, g] = [w, g].map((x) => ({ ...x, task_id: "ID", message: String(x.message).replace(/\S+ \(/, "ID (") }));
         if (tool === "Bash" && w.backgroundTaskId) [w, g] = [w, g].map((x) => ({ ...x, backgroundTaskId: "ID" }));
         expect(g, `${name}: ${tool} ${JSON.stringify(want.stdin.tool_input)}`).toEqual(w);
@@ -146,5 +146,32 @@ describe("tool_response in Claude Code's shapes (replayed recordings of Claude C
     expect(o.executed).toBe(false);
     expect(o.reason).toMatch(/^the approval \(onAsk\) returned an updatedInput for Bash that failed its input schema \(field "command" must be string, got number 42\)/);
     expect(fs.existsSync(path.join(dir, "made"))).toBe(false);
+  });
+});
+
+describe("a formatter hook (PostToolUse) that rewrites the file Write/Edit just wrote", () => {
+  it("refreshes the read state so the next Edit succeeds, and tells the model what the hook changed", async () => {
+    const c = (CASES as Case[]).find((x) => x.name === "formatter")!;
+    const { dir, outcomes } = await replay(c);
+    // as recorded from Claude Code: both Edits succeed after the formatter squeezed the spaces
+    expect(outcomes.map((o) => o.status), JSON.stringify(outcomes.map((o) => o.result.content[0]?.text))).toEqual(["ok", "ok", "ok"]);
+    expect(fs.readFileSync(path.join(dir, "f.txt"), "utf8")).toBe(load("formatter").files["f.txt"]);
+    const note = outcomes[0]!.result.content.map((b) => b.text ?? "").join("\n");
+    expect(note).toContain(`Note: ${path.join(dir, "f.txt")} was modified by a PostToolUse hook`);
+    expect(note).toContain("-a  b");
+    expect(note).toContain("+a b");
+  });
+
+  it("without the refresh the Edit would fail: a file changed by something else than a hook still counts as modified", async () => {
+    const dir = tmpdir("th-shapes-stale-");
+    const host = await createHost({ cwd: dir, bundled: true, debounceMs: 5 });
+    hosts.push(host);
+    const f = path.join(dir, "g.txt");
+    expect((await host.execute("Write", { file_path: f, content: "a  b\n" }, { yes: true })).status).toBe("ok");
+    fs.writeFileSync(f, "a b\n");
+    fs.utimesSync(f, new Date(), new Date(Date.now() + 5000));
+    const o = await host.execute("Edit", { file_path: f, old_string: "a b", new_string: "A B" }, { yes: true });
+    expect(o.status).toBe("tool-error");
+    expect(o.result.content[0]!.text).toMatch(/modified since it was read/);
   });
 });

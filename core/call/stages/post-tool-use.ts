@@ -18,9 +18,13 @@ export function postToolUse(call: Call): Promise<undefined> | undefined {
     },
   };
   const ran = series(hook, post);
-  if (!isPromise(ran)) {
+  const after = () => {
+    if (!call.error) call.tool?.afterPostToolUse?.(post);
     call.result = post.result;
+  };
+  if (!isPromise(ran)) {
+    after();
     return undefined;
   }
-  return ran.then(() => void (call.result = post.result));
+  return ran.then(() => void after());
 }
