@@ -15,7 +15,9 @@
  *   build.permission       0  PERMISSION_STAGE_RULES      permissions (ask/allow rules, modes)
  *   build.permission     100  PERMISSION_STAGE_TOOL       permissions, tool-search (checkPermissions, read-only defaults)
  *   build.permission   10000  PERMISSION_STAGE_FALLBACK   permissions (last word: the mode's default answer)
- *   build.preToolUse       0  COMMAND_HOOKS_STAGE         command-hooks (also postToolUse, postToolBatch, permissionRequest)
+ *   build.preToolUse    -100  TRANSCRIPT_STAGE_BEFORE_HOOKS transcript (the call's tool_use line, before hooks read the file; also sessionEvent)
+ *   build.preToolUse       0  COMMAND_HOOKS_STAGE         command-hooks (also postToolUse, postToolBatch, permissionRequest, sessionEvent)
+ *   build.sessionEvent   100  TRANSCRIPT_STAGE_AFTER_HOOKS  transcript (a UserPromptSubmit prompt is written after its hooks, as Claude Code does)
  *   build.shape         -100  SHAPE_STAGE_HOOK_CONTEXT    command-hooks (async hook output delivered into the result)
  *   build.shape            0  SHAPE_STAGE_ANNOTATE        shaping (trust header, injection advisory)
  *   build.shape         1000  SHAPE_STAGE_TRUNCATE        shaping (output budget; nothing grows after it)
@@ -43,8 +45,12 @@ export const PERMISSION_STAGE_RULES = 0;
 export const PERMISSION_STAGE_TOOL = 100;
 /** build.permission: the last word (the mode's default answer when nothing else decided). */
 export const PERMISSION_STAGE_FALLBACK = 10_000;
-/** build.preToolUse / postToolUse / postToolUseFailure / postToolBatch / permissionRequest: command hooks. */
+/** build.preToolUse / postToolUse / postToolUseFailure / postToolBatch / permissionRequest / sessionEvent: command hooks. */
 export const COMMAND_HOOKS_STAGE = 0;
+/** build.preToolUse, build.sessionEvent: the Claude Code–format transcript line a hook may read, written before the hooks run. */
+export const TRANSCRIPT_STAGE_BEFORE_HOOKS = -100;
+/** build.sessionEvent: transcript lines Claude Code writes after the event's hooks (the UserPromptSubmit prompt). */
+export const TRANSCRIPT_STAGE_AFTER_HOOKS = 100;
 /** build.shape: output of async command hooks delivered into the result, before headers and the budget. */
 export const SHAPE_STAGE_HOOK_CONTEXT = -100;
 /** build.shape: tool-specific headers (trusted/untrusted file header, injection advisory). */

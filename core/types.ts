@@ -6,3 +6,4 @@ export type * from "./types/contract.ts";
 export type * from "./types/outcome.ts";
 export { TRACE } from "./types/outcome.ts";
 export type * from "./types/schema-input.ts";
+export type * from "./types/events.ts";

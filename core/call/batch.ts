@@ -5,7 +5,7 @@
  */
 import { resolveFlag } from "../tool.ts";
 import { series } from "../hooks/dispatch.ts";
-import { TRACE, type ExecuteOptions, type ExecuteOutcome, type PoolSnapshot, type PostToolBatchContext, type TraceEntry, type BuildHooks } from "../types.ts";
+import { TRACE, type ExecuteOptions, type ExecuteOutcome, type PoolSnapshot, type PostToolBatchContext, type StopSignal, type TraceEntry, type BuildHooks } from "../types.ts";
 
 export interface BatchCall {
   name: string;
@@ -40,27 +40,36 @@ export async function executeBatch(run: BatchRunner, calls: BatchCall[], opts: E
 }
 
 async function postToolBatch(run: BatchRunner, calls: BatchCall[], out: ExecuteOutcome[], sessionId: string): Promise<void> {
+  const r = await runPostToolBatch(run, calls.map((c, i) => ({ name: c.name, input: out[i]!.input ?? c.input, toolUseId: out[i]!.toolUseId, outcome: out[i]! })), sessionId);
+  const last = out[out.length - 1]!;
+  last.trace.push(...r.trace);
+  if (r.context.length) last.result = { ...last.result, content: [...last.result.content, ...r.context.map((text) => ({ type: "text" as const, text }))] };
+  if (r.stop) {
+    last.batchStop = r.stop.reason;
+    last.stop ??= r.stop;
+  }
+}
+
+/** PostToolBatch over one turn's calls (executeBatch's, or host.endTurn's): the context and stop the hooks gave. */
+export async function runPostToolBatch(run: Pick<BatchRunner, "hooks" | "mode" | "cwd">, calls: PostToolBatchContext["calls"], sessionId: string): Promise<{ context: string[]; stop?: StopSignal; trace: TraceEntry[] }> {
   const context: string[] = [];
-  let stop: string | undefined;
+  let stop: StopSignal | undefined;
   const trace: TraceEntry[] = [];
   const batch: PostToolBatchContext = {
     [TRACE]: trace,
     sessionId,
     cwd: run.cwd,
     mode: run.mode,
-    calls: calls.map((c, i) => ({ name: c.name, input: out[i]!.input ?? c.input, toolUseId: out[i]!.toolUseId, outcome: out[i]! })),
+    calls,
     addContext: (text, source) => {
       context.push(text);
       trace.push({ stage: "postToolBatch.context", plugin: source, ms: 0 });
     },
     stop: (reason, source) => {
-      stop ??= reason;
+      stop ??= { event: "PostToolBatch", reason, source, kind: "block" };
       trace.push({ stage: "postToolBatch.stop", plugin: source, ms: 0, outcome: "stop", detail: { reason } });
     },
   };
   await series(run.hooks.postToolBatch, batch);
-  const last = out[out.length - 1]!;
-  last.trace.push(...trace);
-  if (context.length) last.result = { ...last.result, content: [...last.result.content, ...context.map((text) => ({ type: "text" as const, text }))] };
-  if (stop !== undefined) last.batchStop = stop;
+  return { context, stop, trace };
 }

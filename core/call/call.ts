@@ -3,7 +3,7 @@
  * call has the same shape; what most calls never use (data, the AbortSignal) is made on first read.
  */
 import { randomUUID } from "node:crypto";
-import { TRACE, type BuildHooks, type CallSource, type CallState, type Decision, type ExecuteOptions, type HookDecision, type HostConfig, type HostView, type PoolSnapshot, type ReadFilter, type SessionData, type Tool, type ToolCallContext, type ToolResult, type TraceEntry } from "../types.ts";
+import { TRACE, type BuildHooks, type CallSource, type CallState, type Decision, type ExecuteOptions, type HookDecision, type HostConfig, type HostView, type PoolSnapshot, type ReadFilter, type SessionData, type StopSignal, type Tool, type ToolCallContext, type ToolResult, type TraceEntry } from "../types.ts";
 import type { ValidateFunction } from "ajv";
 
 /** What a call needs of its Build: frozen at the Build's creation, never the next generation's. */
@@ -54,6 +54,8 @@ export class Call implements CallState {
   verdict?: { decision: HookDecision; reason: string; source: string } = undefined;
   result?: ToolResult = undefined;
   error?: string = undefined;
+  /** A hook asked the agent to stop (the first one wins); becomes ExecuteOutcome.stop. */
+  stopSignal?: StopSignal = undefined;
   /** When the last stage mark was taken (the next stage's start). */
   t = performance.now();
   private dataMap?: Map<string, unknown> = undefined;
@@ -84,6 +86,11 @@ export class Call implements CallState {
     const t = performance.now();
     this[TRACE].push({ stage, plugin: "toolhost", ms: t - this.t, outcome, detail });
     this.t = t;
+  }
+  /** Record a hook's stop request (first wins) with a trace entry. */
+  requestStop(s: StopSignal): void {
+    this.stopSignal ??= s;
+    this[TRACE].push({ stage: `${s.event}.stop`, plugin: s.source, ms: 0, outcome: "stop", detail: { reason: s.reason, kind: s.kind } });
   }
   readFilter(): ReadFilter | undefined {
     const h = this.build.hooks.readFilter;

@@ -41,6 +41,7 @@ export async function executeCall(build: CallBuild, host: HostView, session: Ses
   try {
     stop = interruptOn(call, opts.signal);
     const outcome = (await runStages(call, STAGES))!;
+    if (call.stopSignal) outcome.stop = call.stopSignal;
     if (tapped(build.hooks.persist)) await parallel(build.hooks.persist, { call, outcome });
     return outcome;
   } catch (e) {

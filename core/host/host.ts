@@ -6,9 +6,11 @@ import path from "node:path";
 import { ToolhostError, type ProblemReport } from "../errors.ts";
 import { executeCall } from "../call/pipeline.ts";
 import { executeBatch, type BatchCall } from "../call/batch.ts";
+import { tapped } from "../hooks/dispatch.ts";
+import { endTurn, noteTurnCall, runSessionEvent } from "./events.ts";
 import { explainTool, type Explanation } from "../build/explain.ts";
 import { createHostHooks } from "../hooks/create.ts";
-import { tapped } from "../hooks/dispatch.ts";
+import type { SessionEventInputs, SessionEventName, SessionEventOptions, SessionEventOutcome, TurnOutcome } from "../types.ts";
 import type { ExecuteOptions, ExecuteOutcome, HostConfig, HostHooks, HostView, LoadedPlugin, Logger, ModeSource, PermissionRuleUpdate, PluginDefinition, PluginSource, PoolSnapshot, Tool } from "../types.ts";
 import { Activator } from "./activate.ts";
 import { Coalescer } from "./coalesce.ts";
@@ -158,8 +160,29 @@ export class Host {
     if (!build) return Promise.reject(new Error("host is not started"));
     const onAsk = this.options.onAsk;
     const o = onAsk && !("onAsk" in opts) ? { onAsk, ...opts } : opts;
-    const s = this.session(o.sessionId);
-    return s.ready ? s.ready.then(() => executeCall(build, this.state.view, s, name, input, o)) : executeCall(build, this.state.view, s, name, input, o);
+    const session = this.session(o.sessionId);
+    const p = session.ready ? session.ready.then(() => executeCall(build, this.state.view, session, name, input, o)) : executeCall(build, this.state.view, session, name, input, o);
+    // Only when PostToolBatch hooks exist: the turn's calls wait for host.endTurn.
+    return tapped(build.hooks.postToolBatch) ? p.then((out) => (noteTurnCall(session, out), out)) : p;
+  }
+
+  /**
+   * Report a session or turn event (SessionStart, UserPromptSubmit, Stop, SubagentStop, PreCompact,
+   * Notification, SessionEnd …): its hooks run with Claude Code's input, and the outcome says what to add
+   * to the model's context, whether a hook blocked (and why) and whether the run must stop.
+   */
+  event<E extends SessionEventName>(event: E, input: SessionEventInputs[E], opts: SessionEventOptions = {}): Promise<SessionEventOutcome> {
+    const build = this.state.current;
+    if (!build) return Promise.reject(new Error("host is not started"));
+    return runSessionEvent(build, this.session(opts.sessionId).id, event, input as Record<string, unknown>, opts);
+  }
+
+  /** The model's turn ended: PostToolBatch hooks run over the calls host.execute ran in the session since the last turn end. */
+  endTurn(opts: { sessionId?: string } = {}): Promise<TurnOutcome> {
+    const build = this.state.current;
+    if (!build) return Promise.reject(new Error("host is not started"));
+    const s = this.session(opts.sessionId);
+    return endTurn(build, s, s.id);
   }
 
   /** A parallel batch on one generation (call/batch.ts), then PostToolBatch hooks. */

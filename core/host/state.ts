@@ -34,6 +34,11 @@ export interface HostOptions {
    * .claude/settings.local.json and below managed settings (the claude-settings plugin).
    */
   settings?: string | Record<string, unknown>;
+  /**
+   * The embedder's own transcript (Claude Code's JSONL format), given to hooks as `transcript_path`: a path,
+   * or a function of the session id. Without it toolhost writes one while hooks are loaded (the transcript plugin).
+   */
+  transcriptPath?: string | ((sessionId: string) => string);
   /** Where managed settings are read (default /etc/claude-code on Linux; TOOLHOST_MANAGED_SETTINGS_DIR also sets it). */
   managedSettingsDir?: string;
   [key: string]: unknown;

@@ -17,6 +17,7 @@ import type {
 import type { ProblemReport } from "../errors.ts";
 import type { Tool, ToolResult, ReadFilter } from "./tool.ts";
 import type { AskAnswer, CallSource, Decision, ExecuteOutcome, HookDecision, TraceEntry, Traced } from "./outcome.ts";
+import type { SessionEventContext } from "./events.ts";
 import type { DeferDecision, Exclusion, PoolContext, PoolDiff, PoolSnapshot, ToolCollector } from "./pool.ts";
 import type { HostConfig, LoadedPlugin, PermissionRuleUpdate, PluginSource, RebuildInfo, SessionData, SettingsCollector } from "./records.ts";
 
@@ -69,6 +70,8 @@ export interface PreToolUseContext extends Traced {
   /** Add text after the tool's result. */
   addContext(text: string, source: string): void;
   readonly decisions: ReadonlyArray<{ decision: HookDecision; reason: string; source: string }>;
+  /** `continue: false`: the tool still runs, then the agent stops (ExecuteOutcome.stop). The first stop wins. */
+  stop(reason: string, source: string): void;
 }
 
 export interface PostToolUseContext extends Traced {
@@ -80,6 +83,8 @@ export interface PostToolUseContext extends Traced {
   addContext(text: string, source: string): void;
   /** Replace what the model sees as the tool's output. */
   updateOutput(result: ToolResult | string, source: string): void;
+  /** `continue: false`: the agent stops before the model sees this result (ExecuteOutcome.stop). */
+  stop(reason: string, source: string): void;
 }
 
 /** After host.executeBatch ran every call of a batch (Claude Code's PostToolBatch). */
@@ -157,6 +162,7 @@ export interface BuildHooks {
   readonly postToolUse: AsyncSeriesHook<[PostToolUseContext]>;
   readonly postToolUseFailure: AsyncSeriesHook<[PostToolUseContext]>;
   readonly postToolBatch: AsyncSeriesHook<[PostToolBatchContext]>;
+  readonly sessionEvent: AsyncSeriesHook<[SessionEventContext]>;
   readonly shape: AsyncSeriesWaterfallHook<[ToolResult, CallState]>;
   readonly persist: AsyncParallelHook<[CallRecord]>;
   readonly progress: SyncHook<[CallState, string, number | undefined]>;

@@ -28,7 +28,8 @@ export interface Decision {
   explicit?: boolean;
 }
 
-export type AskAnswer = "allow" | "deny" | "allowAlways" | { behavior: "allow" | "deny"; message?: string; updatedInput?: Record<string, unknown> };
+/** An answer to an ask; `interrupt: true` with a deny also ends the agent's run (Claude Code's PermissionRequest `interrupt`; ExecuteOutcome.stop). */
+export type AskAnswer = "allow" | "deny" | "allowAlways" | { behavior: "allow" | "deny"; message?: string; updatedInput?: Record<string, unknown>; interrupt?: boolean };
 
 export type CallSource = "library" | "cli" | "mcp" | "model" | "batch";
 
@@ -59,6 +60,21 @@ export interface AskRequest {
   sessionId: string;
 }
 
+/**
+ * A hook asked the agent to stop (Claude Code's `continue: false` + `stopReason`, a PermissionRequest
+ * `interrupt: true`, a PostToolBatch block). Claude Code's timing: the run ends before the next model
+ * call — a PreToolUse stop still runs the tool, a PostToolUse stop keeps its result from the model.
+ */
+export interface StopSignal {
+  /** The event whose hook asked ("PreToolUse", "PostToolUse", "PermissionRequest", "PostToolBatch", "UserPromptSubmit" …). */
+  event: string;
+  /** stopReason (shown to the user, not the model), the deny message of an interrupt, or the block reason. */
+  reason: string;
+  /** Who asked: "command-hooks: ./guard.sh", "onAsk". */
+  source: string;
+  kind: "continue" | "interrupt" | "block";
+}
+
 export type OutcomeStatus = "ok" | "tool-error" | "denied" | "blocked" | "not-approved" | "unknown-tool" | "invalid-input" | "dry-run";
 
 export interface ExecuteOutcome {
@@ -79,4 +95,10 @@ export interface ExecuteOutcome {
   generation: number;
   /** host.executeBatch, on the batch's last outcome: a PostToolBatch hook asked the agent loop to stop, and why. */
   batchStop?: string;
+  /**
+   * A hook asked the agent to stop (`continue: false`, PermissionRequest `interrupt: true`, a PostToolBatch
+   * block): end the run before the next model call and do not send this result to the model. A PreToolUse
+   * stop still ran the tool (`executed`), as Claude Code does.
+   */
+  stop?: StopSignal;
 }

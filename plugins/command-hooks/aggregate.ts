@@ -72,6 +72,7 @@ export function applyPreToolUse(p: PreToolUseContext, effects: Effect[], details
     if (e.decision) p.decide(e.decision, e.reason ?? "", source(e.handler));
     if (e.additionalContext) p.addContext(e.additionalContext, source(e.handler));
     if (e.substitute && e.decision !== "deny") p.substitute(e.substitute, source(e.handler));
+    if (e.stop) p.stop(e.stop, source(e.handler));
   }
   const comp = composeInputs(p.input, effects);
   for (const [e, keys] of comp.changes) {
@@ -87,6 +88,7 @@ export function applyPostToolUse(post: PostToolUseContext, event: string, effect
   for (const e of effects) {
     if (e.feedback) post.block(e.feedback, source(e.handler));
     if (e.additionalContext) post.addContext(e.additionalContext, source(e.handler));
+    if (e.stop) post.stop(e.stop, source(e.handler));
   }
   const outs = effects.filter((e) => e.updatedOutput);
   const winner = outs[outs.length - 1];
@@ -98,7 +100,7 @@ export function applyPostToolUse(post: PostToolUseContext, event: string, effect
 /** PermissionRequest: any deny wins; else the allows' rewrites compose key-wise; no decision → undefined. */
 export function permissionAnswer(call: CallState, effects: Effect[]): AskAnswer | undefined {
   const deny = effects.find((e) => e.decision === "deny");
-  if (deny) return { behavior: "deny", message: deny.reason ?? `denied by PermissionRequest hook ${label(deny.handler)} (${deny.handler.plugin})` };
+  if (deny) return { behavior: "deny", message: deny.reason ?? `denied by PermissionRequest hook ${label(deny.handler)} (${deny.handler.plugin})`, ...(effects.some((e) => e.interrupt) ? { interrupt: true } : {}) };
   const allows = effects.filter((e) => e.decision === "allow");
   if (!allows.length) return undefined;
   const comp = composeInputs(call.input, allows);

@@ -1,10 +1,12 @@
 /**
  * `toolhost hooks [--json]` (declared in manifests/command-hooks.json `cliCommands`): every loaded hook
  * handler with its provenance (like Claude Code's /hooks browser), in composition order: event, matcher,
- * `if`, type, command/url, timeout, source plugin, file and JSON path.
+ * `if`, type, command/url, timeout, source plugin, file and JSON path, and when it runs (`runs`: every tool
+ * call, after each turn, when the embedder reports the event, or "not run: <why>").
  */
 import type { CommandContext, Host } from "../../core/index.ts";
 import { layerRank } from "../../lib/settings-layers.ts";
+import { runsText } from "./events-table.ts";
 
 export async function run(ctx: CommandContext): Promise<number> {
   const host = await ctx.host();
@@ -16,6 +18,7 @@ export async function run(ctx: CommandContext): Promise<number> {
       for (const r of rows) {
         ctx.io.out(`${String(r.event).padEnd(20)} ${String(r.matcher).padEnd(16)} ${r.type} ${r.command}${r.if ? `  if ${r.if}` : ""}${r.async ? "  (async)" : ""}`);
         ctx.io.out(`${"".padEnd(21)}${r.plugin}: ${r.file}${r.jsonPath}`);
+        if (!String(r.runs).startsWith("every")) ctx.io.out(`${"".padEnd(21)}runs ${r.runs}`);
       }
     return 0;
   } finally {
@@ -42,6 +45,7 @@ function handlerRows(host: Host): Array<Record<string, unknown>> {
               async: h.async === true,
               onFailure: h.onFailure ?? "continue",
               plugin: lp.id,
+              runs: runsText(event),
               file: comp.file,
               jsonPath: `${comp.jsonPath === "/" ? "" : comp.jsonPath}/${event}/${gi}/hooks/${hi}`,
             }),

@@ -56,6 +56,19 @@ export function transcriptPath(config: { transcript?: unknown }, cwd: string): s
   return typeof config.transcript === "string" ? path.resolve(cwd, config.transcript) : "";
 }
 
+/**
+ * The hook input's `transcript_path` for a session: the embedder's own transcript (createHost
+ * `transcriptPath`: a path, or a function of the session id), else the Claude Code–format transcript the
+ * transcript plugin writes (service "transcript.path"), else the configured call log, else "".
+ */
+export function transcriptFor(rt: Runtime, sessionId: string): string {
+  const opt = rt.host.options.transcriptPath;
+  if (typeof opt === "function") return String((opt as (id: string) => unknown)(sessionId) ?? "");
+  if (typeof opt === "string" && opt) return path.resolve(rt.host.cwd, opt);
+  const svc = rt.host.service<{ pathFor(sessionId: string): string | undefined }>("transcript.path");
+  return svc?.pathFor(sessionId) || transcriptPath(rt.build.config, rt.host.cwd);
+}
+
 /** Run every matching handler of `event` in parallel; return effects in declaration order. */
 export async function fire(rt: Runtime, event: string, call: CallState, extra: Record<string, unknown>, prepare?: (effects: Effect[]) => void): Promise<Effect[]> {
   const toolName = call.tool?.name ?? call.requestedName;
@@ -63,7 +76,7 @@ export async function fire(rt: Runtime, event: string, call: CallState, extra: R
   if (!hits.length) return [];
   const payload: Record<string, unknown> = {
     session_id: call.sessionId,
-    transcript_path: transcriptPath(call.config, rt.host.cwd),
+    transcript_path: transcriptFor(rt, call.sessionId),
     cwd: call.cwd,
     permission_mode: call.mode,
     hook_event_name: event,

@@ -6,6 +6,7 @@
 import type { LoadedPlugin, ProblemReport } from "../../core/index.ts";
 import { TOOL_ALIASES } from "../../lib/tool-names.ts";
 import { layerRank } from "../../lib/settings-layers.ts";
+import { RUN_EVENTS, runsText } from "./events-table.ts";
 
 export interface Handler {
   event: string;
@@ -50,8 +51,8 @@ export interface Handler {
 
 /** Events whose matcher filters on the tool name and where `if` rules apply. */
 export const TOOL_EVENTS = new Set(["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PermissionDenied"]);
-/** Events this plugin runs. Others are accepted by the loader and ignored here. */
-export const SUPPORTED_EVENTS = ["PreToolUse", "PostToolUse", "PostToolUseFailure", "PermissionRequest", "PostToolBatch"] as const;
+/** Events something in toolhost fires (events-table.ts); handlers of the others are reported as not run. */
+export const SUPPORTED_EVENTS = [...RUN_EVENTS];
 export const DEFAULT_TIMEOUT_S = 600;
 
 /**
@@ -144,7 +145,11 @@ export function collectHandlers(plugins: readonly LoadedPlugin[], problems: Prob
     for (const comp of lp.components.hooks) {
       const report = (p: Problem) => problems.push({ plugin: lp.id, file: comp.file, ...p });
       for (const [event, groups] of Object.entries(comp.value)) {
-        if (!(SUPPORTED_EVENTS as readonly string[]).includes(event)) continue;
+        if (!RUN_EVENTS.has(event)) {
+          const n = (groups as Array<{ hooks?: unknown[] }>).reduce((k, g) => k + (g.hooks?.length ?? 0), 0);
+          if (n) report({ path: `${comp.jsonPath === "/" ? "" : comp.jsonPath}/${event}`, message: `${n} ${event} hook${n > 1 ? "s are" : " is"} ${runsText(event)}; ${n > 1 ? "they never fire" : "it never fires"} in toolhost`, severity: "warning" });
+          continue;
+        }
         (groups as Array<{ matcher?: string; hooks?: unknown[] }>).forEach((group, gi) => {
           const base = `${comp.jsonPath === "/" ? "" : comp.jsonPath}/${event}/${gi}`;
           const m = compileMatcher(group.matcher);

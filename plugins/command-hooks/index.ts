@@ -1,7 +1,9 @@
 /**
  * Claude Code–compatible command hooks (formats §3) from every loaded source: toolhost config,
  * .claude/settings.json, .claude/settings.local.json, plugin hooks/hooks.json and inline manifest
- * hooks. Events: PreToolUse, PostToolUse, PostToolUseFailure, PostToolBatch, PermissionRequest.
+ * hooks. Events: PreToolUse, PostToolUse, PostToolUseFailure, PostToolBatch, PermissionRequest on calls and
+ * turns; SessionStart, UserPromptSubmit, Stop, SubagentStart/Stop, Pre/PostCompact, Notification and
+ * SessionEnd when the embedder reports them (host.event); events-table.ts says which run and why not.
  *
  * This file only taps. Handlers: registry.ts; firing: dispatch.ts + run.ts; what one run means:
  * interpret.ts; how several combine (deny > defer > ask > allow, key-wise rewrites …): aggregate.ts.
@@ -16,6 +18,10 @@ import { preToolUse } from "./events/pre-tool-use.ts";
 import { postToolUse } from "./events/post-tool-use.ts";
 import { batchHandlers, postToolBatch } from "./events/post-tool-batch.ts";
 import { permissionRequest } from "./events/permission-request.ts";
+import { sessionEvent } from "./events/session.ts";
+import { HOOK_EVENTS } from "./events-table.ts";
+
+const SESSION_EVENTS = Object.keys(HOOK_EVENTS).filter((e) => HOOK_EVENTS[e]!.runs === "embedder");
 
 export default definePlugin({
   name: PLUGIN_NAME,
@@ -32,6 +38,7 @@ export default definePlugin({
       if (registry.list("PostToolUseFailure").length) build.hooks.postToolUseFailure.tapPromise(tap, (post) => postToolUse(rt, "PostToolUseFailure", post));
       if (batchHandlers(rt).length) build.hooks.postToolBatch.tapPromise(tap, (batch) => postToolBatch(rt, batch));
       if (registry.list("PermissionRequest").length) build.hooks.permissionRequest.tapPromise(tap, (call) => permissionRequest(rt, call));
+      if (SESSION_EVENTS.some((e) => registry.list(e).length)) build.hooks.sessionEvent.tapPromise(tap, (ev) => sessionEvent(rt, ev));
       if (registry.hasAsync) build.hooks.shape.tap({ name: PLUGIN_NAME, stage: SHAPE_STAGE_HOOK_CONTEXT }, deliverPending);
     });
   },

@@ -21,6 +21,8 @@ export interface Effect {
   substitute?: ToolResult;
   /** `continue: false` → stopReason. */
   stop?: string;
+  /** PermissionRequest deny with `interrupt: true` (or continue: false): the run ends too. */
+  interrupt?: boolean;
   systemMessage?: string;
   /** Schema problems in the hook's output (printed loudly). */
   warnings: string[];
@@ -90,10 +92,7 @@ function preToolUse(e: Effect, run: RunResult, j: Json | undefined, hso: Json | 
     e.decision = "deny";
     e.reason = jsonReason ?? str(j?.reason) ?? (str(run.stderr)?.trim() || "blocked by hook (exit 2)");
   }
-  if (e.stop) {
-    e.decision = "deny";
-    e.reason = e.stop;
-  }
+  // continue: false is no deny: the tool still runs, then the agent stops (Claude Code 2.1.328, recorded).
 }
 
 /** hookSpecificOutput.permissionDecision; a misplaced top-level one; the legacy approve/block. */
@@ -128,7 +127,7 @@ function postToolUse(e: Effect, event: string, run: RunResult, j: Json | undefin
     if (hso.updatedToolOutput !== undefined) e.replacement = { field: "updatedToolOutput", value: hso.updatedToolOutput };
     else if (hso.updatedMCPToolOutput !== undefined) e.replacement = { field: "updatedMCPToolOutput", value: hso.updatedMCPToolOutput };
   }
-  if (e.stop) e.feedback = e.feedback ?? e.stop;
+  // continue: false stops the agent before the model sees this result (aggregate.ts → post.stop).
 }
 
 /** A block (decision "block", exit 2 or continue: false) stops the agent loop before its next model call. */
@@ -144,12 +143,14 @@ function permissionRequest(e: Effect, run: RunResult, hso: Json | undefined): vo
     if (d.behavior === "allow" || d.behavior === "deny") {
       e.decision = d.behavior;
       e.reason = str(d.message);
+      if (d.behavior === "deny" && d.interrupt === true) e.interrupt = true;
       if (d.updatedInput && typeof d.updatedInput === "object" && !Array.isArray(d.updatedInput)) e.updatedInput = d.updatedInput as Json;
     } else e.warnings.push(`hookSpecificOutput.decision.behavior must be "allow" or "deny", got ${JSON.stringify(d.behavior)}; ignored`);
   }
   if (e.stop) {
     e.decision = "deny";
     e.reason = e.stop;
+    e.interrupt = true;
   }
 }
 

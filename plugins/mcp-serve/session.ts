@@ -89,6 +89,7 @@ export class ClientSession {
     this.server.onclose = () => this.close();
     // What the client may be offered depends on its capabilities (elicitation): known once it initialized.
     this.server.oninitialized = () => void (this.lastFp = this.visible().fp);
+    this.startSessionOnInitialize();
   }
 
   private handleTools(): void {
@@ -115,10 +116,38 @@ export class ClientSession {
       }
       try {
         const outcome = await host.execute(name, args ?? {}, { source: "mcp", sessionId, signal, onAsk: (r) => this.ask(r, extra.requestId) });
-        return toCallResult(outcome.result);
+        // MCP has no model turns: each tools/call ends one, so PostToolBatch hooks run after every call.
+        const turn = await host.endTurn({ sessionId });
+        return toCallResult(outcome.result, outcome.stop ?? turn.stop, turn.context);
       } finally {
         if (cheapCancel) this.inflight.delete(extra.requestId);
       }
+    });
+  }
+
+  /**
+   * SessionStart hooks run when the client initializes (source "startup"); what they add to the context
+   * goes into the server's `instructions` of the initialize answer, after toolhost's own. The SDK keeps
+   * the initialize handler and the instructions in (TypeScript-)private fields: without them (another SDK
+   * version) SessionStart runs once the client is initialized and its context is only logged.
+   */
+  private startSessionOnInitialize(): void {
+    const srv = this.server as unknown as { _requestHandlers?: Map<string, (req: unknown, extra: unknown) => Promise<unknown>>; _instructions?: string };
+    const init = srv._requestHandlers instanceof Map ? srv._requestHandlers.get("initialize") : undefined;
+    const run = async () => {
+      const out = await this.hub.host.event("SessionStart", { source: "startup" }, { sessionId: this.sessionId });
+      for (const m of out.messages) this.hub.log(`[serve ${this.sessionId}] SessionStart: ${m}`);
+      return out.context;
+    };
+    if (!init || !("_instructions" in srv)) {
+      const prev = this.server.oninitialized;
+      this.server.oninitialized = () => (prev?.(), void run().then((c) => c.length && this.hub.log(`[serve ${this.sessionId}] SessionStart context (not delivered): ${c.join(" | ")}`)));
+      return;
+    }
+    srv._requestHandlers!.set("initialize", async (req, extra) => {
+      const context = await run().catch((e: unknown) => (this.hub.log(`[serve ${this.sessionId}] SessionStart failed: ${errorMessage(e)}`), [] as string[]));
+      if (context.length) srv._instructions = [srv._instructions ?? INSTRUCTIONS, ...context].join("\n\n");
+      return init(req, extra);
     });
   }
 
@@ -222,8 +251,10 @@ export class ClientSession {
     // The connection is gone: interrupt what is still running for it (the SDK aborts its own signals too).
     for (const l of this.inflight.values()) l.abort("the MCP client disconnected");
     this.inflight.clear();
-    // Its loaded deferred tools and scratch state go with it (one host session per client connection).
-    if (!this.keepHostSession) this.hub.host.endSession(this.sessionId);
+    // A session that ends with the connection: SessionEnd hooks, then its loaded deferred tools and scratch
+    // state go (one host session per client connection). A kept (named) session lives on.
+    const host = this.hub.host;
+    if (!this.keepHostSession) void host.event("SessionEnd", { reason: "other" }, { sessionId: this.sessionId }).catch(() => undefined).finally(() => host.endSession(this.sessionId));
     this.hub.sessions.delete(this);
   }
 }

@@ -1,5 +1,5 @@
 /** The pool's tools and results in MCP's wire shapes. */
-import { flag, type Host, type Tool, type ToolResult } from "../../core/index.ts";
+import { flag, type Host, type StopSignal, type Tool, type ToolResult } from "../../core/index.ts";
 import { alwaysNeedsApproval } from "../../lib/approval.ts";
 import { toMcpToolEntry, type McpToolEntry } from "../../lib/mcp-tool.ts";
 
@@ -15,8 +15,18 @@ export function toMcpTool(t: Tool): McpTool {
   return toMcpToolEntry(t, ann);
 }
 
-export function toCallResult(r: ToolResult): Record<string, unknown> {
-  const out: Record<string, unknown> = { content: r.content };
+/**
+ * A tools/call result. A hook's stop request (`continue: false`, `interrupt: true`, a PostToolBatch block)
+ * cannot end an MCP client's run, so the client's model is told to stop instead of seeing the result
+ * (Claude Code never shows it to the model either); `_meta["toolhost/stop"]` carries the signal.
+ * Context from PostToolBatch hooks follows the result.
+ */
+export function toCallResult(r: ToolResult, stop?: StopSignal, context: string[] = []): Record<string, unknown> {
+  if (stop) {
+    const text = `A ${stop.event} hook stopped this run (${stop.reason}). Stop working on the task now and report this to the user; do not retry.`;
+    return { content: [{ type: "text", text }], isError: true, _meta: { "toolhost/stop": stop } };
+  }
+  const out: Record<string, unknown> = { content: context.length ? [...r.content, ...context.map((text) => ({ type: "text", text }))] : r.content };
   if (r.isError) out.isError = true;
   if (r.structuredContent) out.structuredContent = r.structuredContent;
   return out;

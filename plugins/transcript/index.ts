@@ -5,10 +5,14 @@
  * file, so concurrent calls never interleave within a line. A file that cannot be written (disk full,
  * unwritable) is reported once (problem + logger); its lines wait in memory and are written, in order,
  * once it can be written again — never a silent loss.
+ *
+ * Besides that call log, the Claude Code–format transcript hooks read through `transcript_path` (claude.ts),
+ * offered to command-hooks as the "transcript.path" service.
  */
 import fs from "node:fs";
 import path from "node:path";
-import { definePlugin, resultText, type CallRecord } from "../../core/index.ts";
+import { definePlugin, resultText, TRANSCRIPT_STAGE_AFTER_HOOKS, TRANSCRIPT_STAGE_BEFORE_HOOKS, type CallRecord, type LoadedPlugin } from "../../core/index.ts";
+import { ClaudeTranscript } from "./claude.ts";
 
 const PLUGIN_NAME = "transcript";
 
@@ -73,6 +77,7 @@ class Writer {
 }
 
 const writers = new Map<string, Writer>();
+const hasHooks = (p: LoadedPlugin) => p.components.hooks.some((c) => Object.keys(c.value).length > 0);
 export function transcriptLine(rec: CallRecord, endedAt = Date.now()): Record<string, unknown> {
   const { call, outcome } = rec;
   const text = resultText(outcome.result);
@@ -116,7 +121,17 @@ export default definePlugin({
       },
     };
     const mine = new Set<Writer>();
+    const cc = new ClaudeTranscript(ctx.host, (m) => ctx.host.log.warn(`toolhost: ${m}`));
+    ctx.provide("transcript.path", { pathFor: (sessionId: string) => cc.pathFor(sessionId) });
     ctx.hooks.build.tap(PLUGIN_NAME, (build) => {
+      // Only hooks read transcripts: a generation without any writes none (and costs no call anything).
+      cc.active = build.plugins.some(hasHooks);
+      if (cc.active && ctx.host.options.transcriptPath === undefined) {
+        build.hooks.preToolUse.tap({ name: PLUGIN_NAME, stage: TRANSCRIPT_STAGE_BEFORE_HOOKS }, (pre) => cc.toolUse(pre.call, pre.input));
+        build.hooks.persist.tap(PLUGIN_NAME, (rec) => cc.toolResult(rec));
+        build.hooks.sessionEvent.tap({ name: PLUGIN_NAME, stage: TRANSCRIPT_STAGE_BEFORE_HOOKS }, (ev) => cc.beforeEvent(ev));
+        build.hooks.sessionEvent.tap({ name: PLUGIN_NAME, stage: TRANSCRIPT_STAGE_AFTER_HOOKS }, (ev) => cc.afterEvent(ev));
+      }
       const target = build.config.transcript;
       if (typeof target !== "string" || !target) return;
       const file = path.resolve(build.host.cwd, target);

@@ -37,17 +37,21 @@ function decisionOf(o: ExecuteOutcome, asked: boolean): { decision: string; sour
 }
 
 /**
- * Session and turn events (issue 15 item 4) through `host.event`, when the host has it: the framing Claude Code gives
- * their context ("SessionStart hook additional context: …") is added here, as an agent loop would. Without the API
- * (before it landed) no session hook runs, and the allow-list says so.
+ * The session's start, as Claude Code runs it before the first model turn (host.event): SessionStart, then
+ * UserPromptSubmit with the recorder's prompt ("go"), and the context they add ("<Event> hook additional context: …").
  */
-type Events = { event?: (e: string, input: Record<string, unknown>, o: { sessionId: string }) => Promise<{ context: string[]; stop?: unknown }> };
-async function sessionEvent(host: unknown, event: string, input: Record<string, unknown>): Promise<string[]> {
-  const h = host as Events;
-  if (typeof h.event !== "function") return [];
-  const out = await h.event(event, input, { sessionId: SESSION });
-  const frame = `${event} hook additional context: `;
-  return out.context.map((c) => (c.startsWith(frame) ? c : frame + c));
+async function startSession(host: Awaited<ReturnType<typeof createHost>>): Promise<string[]> {
+  const start = await host.event("SessionStart", { source: "startup" }, { sessionId: SESSION });
+  const prompt = await host.event("UserPromptSubmit", { prompt: "go" }, { sessionId: SESSION });
+  // Read as the recorder reads Claude Code's first request (scripts/conformance/record.mjs sessionContext): the
+  // "additional context" items.
+  return [...start.context, ...prompt.context].filter((t) => /^\w+ hook additional context: /.test(t));
+}
+
+/** The run's end as Claude Code's -p run ends it: Stop after the model's last answer ("done"), then SessionEnd. */
+async function endSession(host: Awaited<ReturnType<typeof createHost>>, stopped: boolean): Promise<void> {
+  if (!stopped) await host.event("Stop", { stopHookActive: false, lastAssistantMessage: "done" }, { sessionId: SESSION });
+  await host.event("SessionEnd", { reason: "other" }, { sessionId: SESSION });
 }
 
 export async function replayCase(c: ConformanceCase): Promise<Observation> {
@@ -73,7 +77,7 @@ export async function replayCase(c: ConformanceCase): Promise<Observation> {
   });
   try {
     const before = snapshot(L.project);
-    const sessionContext = [...(await sessionEvent(host, "SessionStart", { source: "startup" })), ...(await sessionEvent(host, "UserPromptSubmit", { prompt: "go" }))];
+    const sessionContext = await startSession(host);
     const obs: Observation = { sessionContext, steps: [], hooks: [], files: {} };
     const wanted = c.tools;
     if (wanted) obs.tools = toAnthropicTools(host).filter((t) => wanted === true || wanted.includes(t.name)).map((t) => ({ name: t.name, description: t.description, input_schema: t.input_schema, ...(t.defer_loading ? { defer_loading: true } : {}) }));
@@ -91,17 +95,12 @@ export async function replayCase(c: ConformanceCase): Promise<Observation> {
       const autoLoadDeferred = (c.env as Record<string, string> | undefined)?.ENABLE_TOOL_SEARCH === "false";
       const [o] = await host.executeBatch([{ name: s.name, input, toolUseId: current }], { sessionId: SESSION, source: "model", autoLoadDeferred });
       const r = o!.result;
-      if ((o as { stop?: unknown }).stop) {
-        stopped = true;
-        obs.steps.push({ id: current, name: s.name, input, decision: "none", result: null });
-        continue;
-      }
-      obs.steps.push({ id: current, name: s.name, input, ...decisionOf(o!, asked.has(current)), result: { content: resultText(r.content), is_error: !!r.isError } });
+      // A hook stopped the run (continue: false …): the model never sees this result nor makes another call (Claude Code).
+      if (o!.stop) obs.steps.push({ id: current, name: s.name, input, decision: "none", result: null });
+      else obs.steps.push({ id: current, name: s.name, input, ...decisionOf(o!, asked.has(current)), result: { content: resultText(r.content), is_error: !!r.isError } });
+      stopped ||= !!o!.stop;
     }
-    if (!stopped) {
-      await sessionEvent(host, "Stop", { stopHookActive: false, lastAssistantMessage: "done" });
-      await sessionEvent(host, "SessionEnd", { reason: "other" });
-    }
+    await endSession(host, stopped);
     obs.hooks = readHookLog(L, baseEnv) as Observation["hooks"];
     obs.files = fileChanges(before, snapshot(L.project));
     return scrub(obs, { ...L, toolhostHome: process.env.TOOLHOST_HOME }) as Observation;

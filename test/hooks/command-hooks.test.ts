@@ -215,13 +215,13 @@ describe("PreToolUse command hooks", () => {
     expect(text(o)).toMatch(/could not run: command not found.*did NOT check this call/s);
   });
 
-  it("continue: false stops the call with stopReason", async () => {
+  it("continue: false runs the call, then asks the agent to stop with stopReason (Claude Code's timing)", async () => {
     const dir = tmpDir();
     const h = jsonHook(dir, "stop.sh", { continue: false, stopReason: "maintenance window" });
     const host = await start(dir, { config: { hooks: hooksConfig("PreToolUse", [{ command: h }]) } });
     const o = await host.execute("Echo", { text: "x" }, { yes: true });
-    expect(o.status).toBe("blocked");
-    expect(o.reason).toContain("maintenance window");
+    expect(o.status).toBe("ok");
+    expect(o.stop).toMatchObject({ event: "PreToolUse", reason: "maintenance window" });
   });
 
   it("a substitute result skips the call", async () => {
@@ -255,7 +255,7 @@ describe("PreToolUse command hooks", () => {
     const j = JSON.parse(fs.readFileSync(out, "utf8"));
     expect(j).toEqual({
       session_id: "s1",
-      transcript_path: path.join(dir, "t.jsonl"),
+      transcript_path: path.join(process.env.TOOLHOST_HOME!, "projects", dir.replace(/[^A-Za-z0-9]/g, "-"), "s1.jsonl"), // the Claude Code-format transcript, not the call log
       cwd: dir,
       permission_mode: "default",
       hook_event_name: "PreToolUse",

@@ -19,6 +19,7 @@ async function ask(call: Call): Promise<ExecuteOutcome | undefined> {
   let answer: AskAnswer | undefined = await first<AskAnswer>(call.build.hooks.permissionRequest, call, decision);
   const fromHook = answer !== undefined ? "a permissionRequest hook" : undefined;
   if (answer === undefined && call.opts.onAsk) answer = await call.opts.onAsk({ tool: tool.name, input: call.input, decision, sessionId: call.sessionId });
+  if (typeof answer === "object" && answer.interrupt && answer.behavior === "deny") call.requestStop({ event: "PermissionRequest", reason: answer.message ?? `${tool.name} was denied and the run interrupted`, source: fromHook ? "PermissionRequest hook" : "onAsk", kind: "interrupt" });
   if (answer === undefined && call.opts.yes) answer = "allow";
   call.mark("ask", typeof answer === "object" ? answer.behavior : answer ?? "unanswered");
   const behavior = typeof answer === "object" ? answer.behavior : answer;

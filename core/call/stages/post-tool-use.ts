@@ -16,6 +16,7 @@ export function postToolUse(call: Call): Promise<undefined> | undefined {
     updateOutput: (r) => {
       post.result = typeof r === "string" ? { ...post.result, content: [{ type: "text", text: r }] } : r;
     },
+    stop: (reason, source) => call.requestStop({ event: call.error ? "PostToolUseFailure" : "PostToolUse", reason, source, kind: "continue" }),
   };
   const ran = series(hook, post);
   const after = () => {

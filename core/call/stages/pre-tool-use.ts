@@ -75,6 +75,7 @@ function contextFor(call: Call, decisions: Verdict[]): PreToolUseContext {
       call[TRACE].push({ stage: "preToolUse.substitute", plugin: source, ms: 0, outcome: "substituted" });
     },
     addContext: (text) => void call.notes.push(text),
+    stop: (reason, source) => call.requestStop({ event: "PreToolUse", reason, source, kind: "continue" }),
     decisions,
   };
 }

@@ -5,7 +5,8 @@ import { sessionIdProblem } from "../../../lib/session-store/limits.ts";
 
 /**
  * `toolhost call <tool> '<json>'`. Exit codes: 0 ran and succeeded, 1 the tool reported an error,
- * 2 denied / blocked / not approved, 3 bad usage (unknown tool, invalid input).
+ * 2 denied / blocked / not approved, 3 bad usage (unknown tool, invalid input). A hook's stop request
+ * (`continue: false`, `interrupt: true`) keeps the exit code and adds `stop` to --json and a line on stderr.
  */
 export async function run(ctx: CommandContext): Promise<number> {
   const [name, rawJson] = ctx.args.positionals;
@@ -25,6 +26,8 @@ export async function run(ctx: CommandContext): Promise<number> {
     const code = exitCode(o);
     if (ctx.json) ctx.io.out(JSON.stringify(outcomeJson(o), null, 2));
     else printOutcome(ctx, o, code);
+    // A stop request changes no exit code (the call's own status decides); the caller reads it here or in --json `stop`.
+    if (o.stop) ctx.io.err(`toolhost: a ${o.stop.event} hook asked the agent to stop (${o.stop.source}): ${o.stop.reason}`);
     return code;
   } finally {
     await host.close();
@@ -82,6 +85,7 @@ function outcomeJson(o: ExecuteOutcome) {
     rule: o.rule ?? null,
     plugin: o.plugin ?? null,
     file: o.file ?? null,
+    ...(o.stop ? { stop: o.stop } : {}),
   };
 }
 

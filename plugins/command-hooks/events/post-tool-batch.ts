@@ -1,6 +1,6 @@
 import { TRACE, type PostToolBatchContext } from "../../../core/index.ts";
 import { applyPostToolBatch } from "../aggregate.ts";
-import { transcriptPath, type Runtime } from "../dispatch.ts";
+import { transcriptFor, type Runtime } from "../dispatch.ts";
 import { label, type Handler } from "../handlers.ts";
 import { interpret } from "../interpret.ts";
 import { runHandler } from "../run.ts";
@@ -16,7 +16,7 @@ export async function postToolBatch(rt: Runtime, batch: PostToolBatchContext): P
   const handlers = batchHandlers(rt);
   const stdin = JSON.stringify({
     session_id: batch.sessionId,
-    transcript_path: transcriptPath(rt.build.config, rt.host.cwd),
+    transcript_path: transcriptFor(rt, batch.sessionId),
     cwd: batch.cwd,
     permission_mode: batch.mode,
     hook_event_name: "PostToolBatch",
