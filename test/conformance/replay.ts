@@ -96,9 +96,12 @@ export async function replayCase(c: ConformanceCase): Promise<Observation> {
       const [o] = await host.executeBatch([{ name: s.name, input, toolUseId: current }], { sessionId: SESSION, source: "model", autoLoadDeferred });
       const r = o!.result;
       // A hook stopped the run (continue: false …): the model never sees this result nor makes another call (Claude Code).
-      if (o!.stop) obs.steps.push({ id: current, name: s.name, input, decision: "none", result: null });
+      // Claude Code's -p run goes on after a PermissionRequest `interrupt: true` (recorded: permission-request-deny-interrupt),
+      // so the replay, like a -p agent, ends only on the other stops; ExecuteOutcome.stop still reports the interrupt.
+      const stop = !!o!.stop && o!.stop.kind !== "interrupt";
+      if (stop) obs.steps.push({ id: current, name: s.name, input, decision: "none", result: null });
       else obs.steps.push({ id: current, name: s.name, input, ...decisionOf(o!, asked.has(current)), result: { content: resultText(r.content), is_error: !!r.isError } });
-      stopped ||= !!o!.stop;
+      stopped ||= stop;
     }
     await endSession(host, stopped);
     obs.hooks = readHookLog(L, baseEnv) as Observation["hooks"];
