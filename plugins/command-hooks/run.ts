@@ -67,12 +67,21 @@ function exitResult(code: number | null, signal: NodeJS.Signals | null, stdout: 
   return { status: "error", exitCode: code, message: `failed with non-blocking status code ${code}${first ? `: ${first}` : ""}` };
 }
 
-export function runHandler(h: Handler, stdin: string, opts: { cwd: string; projectDir: string; signal?: AbortSignal; callMcp?: McpCaller }): Promise<RunResult> {
+/**
+ * What Claude Code 2.1.328 puts in every hook's environment (recorded: test/conformance/shapes/*.json):
+ * CLAUDECODE=1, the session id and the entrypoint ("sdk-cli" for a headless run, which is what an
+ * embedding looks like; an entrypoint already in the host's environment is kept).
+ */
+function claudeCodeEnv(sessionId: string | undefined): Record<string, string> {
+  return { CLAUDECODE: "1", CLAUDE_CODE_ENTRYPOINT: process.env.CLAUDE_CODE_ENTRYPOINT || "sdk-cli", ...(sessionId ? { CLAUDE_CODE_SESSION_ID: sessionId } : {}) };
+}
+
+export function runHandler(h: Handler, stdin: string, opts: { cwd: string; projectDir: string; signal?: AbortSignal; callMcp?: McpCaller; sessionId?: string }): Promise<RunResult> {
   if (h.type === "http") return runHttp(h, stdin, opts.signal);
   if (h.type === "mcp_tool") return runMcpTool(h, stdin, opts.signal, opts.callMcp);
   const t0 = performance.now();
   ensureDataDir(h);
-  const env: Record<string, string> = { ...inheritedEnv(), CLAUDE_PROJECT_DIR: opts.projectDir, TOOLHOST_PROJECT_DIR: opts.projectDir, ...h.env };
+  const env: Record<string, string> = { ...inheritedEnv(), ...claudeCodeEnv(opts.sessionId), CLAUDE_PROJECT_DIR: opts.projectDir, TOOLHOST_PROJECT_DIR: opts.projectDir, ...h.env };
   return new Promise<RunResult>((resolve) => {
     let stdout = "";
     let stderr = "";

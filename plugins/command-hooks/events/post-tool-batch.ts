@@ -27,7 +27,7 @@ export async function postToolBatch(rt: Runtime, batch: PostToolBatchContext): P
       tool_response: batchResponseOf(c.outcome.result),
     })),
   });
-  const runs = await Promise.all(handlers.map((h) => runHandler(h, stdin, { cwd: rt.build.cwd, projectDir: rt.host.cwd, signal: rt.shutdown, callMcp: rt.callMcp })));
+  const runs = await Promise.all(handlers.map((h) => runHandler(h, stdin, { cwd: rt.build.cwd, projectDir: rt.host.cwd, signal: rt.shutdown, callMcp: rt.callMcp, sessionId: batch.sessionId })));
   handlers.forEach((h, i) => {
     const run = runs[i]!;
     const e = interpret("PostToolBatch", h, run);
