@@ -37,7 +37,7 @@ export async function sessionEvent(rt: Runtime, ctx: SessionEventContext): Promi
   const hits = sessionHandlers(rt, { event: ctx.event, input });
   if (!hits.length) return;
   const stdin = sessionStdin(rt, ctx, input);
-  const opts = { cwd: rt.build.cwd, projectDir: rt.host.cwd, callMcp: rt.callMcp };
+  const opts = { cwd: rt.build.cwd, projectDir: rt.host.cwd, callMcp: rt.callMcp, sessionId: ctx.sessionId };
   for (const h of hits.filter((x) => x.async)) {
     ctx[TRACE].push({ stage: `hook.${ctx.event}`, plugin: h.plugin, ms: 0, outcome: "async-started", detail: { file: h.file, jsonPath: h.jsonPath, command: label(h) } });
     void runHandler(h, stdin, { ...opts, signal: rt.shutdown });
