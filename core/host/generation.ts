@@ -41,6 +41,20 @@ export class Generation {
   }
 }
 
+/**
+ * Before the first generation reads anything else: the bundled plugins are the host's own code, so they
+ * are active first and their host.discover / manifest hooks govern the first generation too (the trust
+ * plugin keeps a repository's toolhost config from loading plugin code before the workspace is trusted).
+ * The generation's own activation then finds them active with the same stamp and keeps them.
+ */
+export async function activateBundled(h: HostState, gen: Generation): Promise<void> {
+  if (h.current || h.options.bundled === false) return;
+  const opts = { projectDir: h.cwd, dataHome: h.options.dataHome as string | undefined };
+  const bundled = initialSources({ cwd: h.cwd }, {}, undefined, []).map((s) => loadPlugin(s, opts)).filter((lp) => !lp.failed);
+  // failures are reported by the generation's own activation, once
+  await h.activator.sync(bundled, [], new Map(), gen.known, false);
+}
+
 export async function readConfiguration(h: HostState, gen: Generation): Promise<ConfigResult> {
   const cfg = await loadConfig({ cwd: h.cwd, configFile: h.options.configFile, inline: h.options.config });
   gen.problems.push(...cfg.problems);

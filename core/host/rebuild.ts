@@ -9,11 +9,12 @@ import { diffPools } from "../build/pool.ts";
 import type { PoolSnapshot } from "../types.ts";
 import { inlineDefs } from "./plugin-code.ts";
 import { problemKey } from "./activate.ts";
-import { Generation, readConfiguration, loadManifests, readSettings, checkContributedConfig } from "./generation.ts";
+import { activateBundled, Generation, readConfiguration, loadManifests, readSettings, checkContributedConfig } from "./generation.ts";
 import type { HostState, RebuildResult } from "./state.ts";
 
 export async function rebuild(h: HostState, reason: string): Promise<RebuildResult> {
   const gen = new Generation(h, reason); //                       host.rebuildStart
+  await activateBundled(h, gen); //                               first generation only: the host's own plugins first
   const cfg = await readConfiguration(h, gen); //                 config + settings + mode + plugin sources + host.discover
   const plugins = loadManifests(h, gen, cfg); //                  manifests read and checked; duplicates refused
   if (h.current && gen.fresh().length) return keepLastGood(h, gen, gen.fresh());

@@ -61,13 +61,41 @@ function entryFor(spec: string, cwd: string, cfg: ConfigFile): string {
 }
 
 /** Load the configuration in a real host and return the errors that concern `entry`. */
-async function checkEntry(ctx: CommandContext, entry: string): Promise<ProblemReport[]> {
-  const host = await ctx.host({ watch: false });
+async function checkEntry(ctx: CommandContext, entry: string, cfgFile: string): Promise<ProblemReport[]> {
+  // The plugin the user just added is checked as a --plugin-dir: in a workspace not yet trusted, plugins named by a
+  // project's config are withheld (the trust plugin), but this one is the user's own choice, made now.
+  const base = path.dirname(cfgFile);
+  const dir = isPath(entry) ? path.resolve(base, entry) : nodeModule(base, entry);
+  const host = await ctx.host({ watch: false, ...(dir ? { pluginDirs: [...((ctx.args.flags["plugin-dir"] as string[]) ?? []), dir] } : {}) });
   try {
-    const src = host.sources.find((s) => s.path && (s.path === entry || path.basename(s.path) === path.basename(entry) || s.path.endsWith(path.join("node_modules", entry))));
+    const src = host.sources.find((s) => s.path && (s.path === dir || s.path === entry || path.basename(s.path) === path.basename(entry) || s.path.endsWith(path.join("node_modules", entry))));
     return host.problems().filter((p) => p.severity === "error" && (p.plugin === entry || (!!src?.path && !!p.file && p.file.startsWith(src.path))));
   } finally {
     await host.close();
+  }
+}
+
+async function untrusted(ctx: CommandContext): Promise<boolean> {
+  const host = await ctx.host({ watch: false });
+  try {
+    return host.service<{ state(): { trusted: boolean } }>("workspace.trust")?.state().trusted === false;
+  } finally {
+    await host.close();
+  }
+}
+
+/** The trust plugin withheld this entry of a project's config (the workspace is not trusted). */
+function isWithheld(problems: ProblemReport[], entry: string, cfgFile: string): boolean {
+  const dir = isPath(entry) ? path.resolve(path.dirname(cfgFile), entry) : nodeModule(path.dirname(cfgFile), entry);
+  return problems.some((p) => p.plugin === "trust" && p.path === "/plugins" && !!dir && p.message.includes(`plugin ${dir} `));
+}
+
+/** Where an npm plugin entry is installed, as config resolves it (node_modules above the config file). */
+function nodeModule(from: string, name: string): string | undefined {
+  for (let d = from; ; d = path.dirname(d)) {
+    const cand = path.join(d, "node_modules", name);
+    if (fs.existsSync(path.join(cand, "package.json"))) return cand;
+    if (path.dirname(d) === d) return undefined;
   }
 }
 
@@ -76,9 +104,10 @@ async function add(ctx: CommandContext, cwd: string, spec: string): Promise<numb
   const before = cfg.plugins();
   const entry = entryFor(spec, cwd, cfg);
   if (!before.includes(entry)) cfg.write([...before, entry]);
-  const errors = await checkEntry(ctx, entry);
+  const errors = await checkEntry(ctx, entry, cfg.file);
   if (errors.length && ctx.args.flags.force !== true) cfg.write(before);
   report(ctx, { action: "add", plugin: entry, config: cfg.file, errors, kept: !errors.length || ctx.args.flags.force === true });
+  if (!errors.length && !ctx.json && (await untrusted(ctx))) ctx.io.err(`note: ${cwd} is not a trusted workspace, so plugins named by its toolhost config load once you trust it: toolhost trust ${cwd}`);
   return errors.length ? 1 : 0;
 }
 
@@ -103,11 +132,12 @@ async function list(ctx: CommandContext, cwd: string): Promise<number> {
       const lp = src && host.plugins.find((p) => p.source.path === src.path);
       const errors = host.problems().filter((p) => p.severity === "error" && (p.plugin === entry || (!!src?.path && !!p.file?.startsWith(src.path)))).length;
       const version = (lp?.manifest.version as string | undefined) ?? dependencies(cwd)[entry];
-      return { entry, id: lp?.id ?? null, version: version ?? null, state: lp ? (errors ? "errors" : "loaded") : "failed", errors, tools: lp ? [...host.pool.tools, ...host.pool.deferred].filter((t) => t.plugin === lp.id).length : 0 };
+      const withheld = !lp && isWithheld(host.problems(), entry, cfg.file);
+      return { entry, id: lp?.id ?? null, version: version ?? null, state: lp ? (errors ? "errors" : "loaded") : withheld ? "withheld" : "failed", errors, tools: lp ? [...host.pool.tools, ...host.pool.deferred].filter((t) => t.plugin === lp.id).length : 0 };
     });
     if (ctx.json) ctx.io.out(JSON.stringify({ config: cfg.file, plugins: rows, marketplaces: listMarketplaces() }, null, 2));
     else if (!rows.length) ctx.io.out(`no plugins in ${cfg.file} (add one: toolhost plugin add <npm spec | path | git url | plugin@marketplace>)`);
-    else for (const r of rows) ctx.io.out(`${r.state === "loaded" ? "✓" : "✗"} ${r.entry}${r.version ? `@${r.version}` : ""}: ${r.state}, ${r.tools} tools${r.errors ? `, ${r.errors} errors` : ""}`);
+    else for (const r of rows) ctx.io.out(`${r.state === "loaded" ? "✓" : "✗"} ${r.entry}${r.version ? `@${r.version}` : ""}: ${r.state === "withheld" ? `withheld — the workspace is not trusted (toolhost trust ${cwd})` : r.state}, ${r.tools} tools${r.errors ? `, ${r.errors} errors` : ""}`);
     return rows.some((r) => r.state !== "loaded") ? 1 : 0;
   } finally {
     await host.close();
@@ -120,7 +150,7 @@ async function update(ctx: CommandContext, cwd: string, spec: string | undefined
   if (names.length) npm(["update", ...names], cwd);
   let failed = 0;
   for (const n of names) {
-    const errors = await checkEntry(ctx, n);
+    const errors = await checkEntry(ctx, n, cfg.file);
     report(ctx, { action: "update", plugin: n, config: cfg.file, errors, kept: true });
     failed += errors.length ? 1 : 0;
   }

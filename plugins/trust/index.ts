@@ -9,6 +9,7 @@
 import path from "node:path";
 import readline from "node:readline";
 import { definePlugin, type PluginContext } from "../../core/index.ts";
+import { projectConfigGate } from "./project-config.ts";
 import { mcpApproved, setTrust, storedPluginGrant, trustState, type PluginGrant, type TrustState } from "./store.ts";
 
 export const TRUST_SERVICE = "workspace.trust";
@@ -63,8 +64,18 @@ export default definePlugin({
       },
     };
     ctx.provide(TRUST_SERVICE, service);
+    // A toolhost config found in the project: its plugins, hooks and servers wait for trust (project-config.ts).
+    const gate = projectConfigGate(ctx, service.state, (withheld) => service.confirm(withheld, []));
+    ctx.hooks.discover.tapPromise({ name: "trust", stage: DISCOVER_STAGE_TRUST }, (sources) => gate.sources(sources));
+    ctx.hooks.build.tap({ name: "trust", stage: -1000 }, (build) => {
+      const problems = gate.build(build);
+      if (problems.length) build.hooks.collect.tap("trust", (c) => void problems.forEach((p) => c.problem(p)));
+    });
   },
 });
+
+/** Before the watch plugin's discover tap, so what is withheld is not watched as a plugin either. */
+const DISCOVER_STAGE_TRUST = -100;
 
 function question(prompt: string): Promise<string> {
   return new Promise((resolve) => {

@@ -41,6 +41,11 @@ describe("toolhost plugin", () => {
     expect(add.stdout).toContain("✓ add word-tools: checked, recorded in");
     expect(config(dir).plugins).toEqual(["word-tools"]);
     expect(JSON.parse(fs.readFileSync(path.join(dir, "package.json"), "utf8")).dependencies["word-tools"]).toBeDefined();
+    // a plugin named by the project's config loads once the workspace is trusted (test/trust/project-config.test.ts)
+    expect(add.stderr).toContain(`note: ${dir} is not a trusted workspace`);
+    const held = JSON.parse(th(["plugin", "list", "--json"], dir).stdout) as { plugins: Array<{ entry: string; state: string }> };
+    expect(held.plugins).toEqual([expect.objectContaining({ entry: "word-tools", state: "withheld" })]);
+    expect(th(["trust", dir], dir).status).toBe(0);
     const list = JSON.parse(th(["plugin", "list", "--json"], dir).stdout) as { plugins: Array<{ entry: string; state: string; tools: number }> };
     expect(list.plugins).toEqual([expect.objectContaining({ entry: "word-tools", state: "loaded", tools: 1 })]);
     expect(th(["call", "word_count", '{"path": "package.json"}'], dir).stdout).toMatch(/package\.json: \d+ lines/);
@@ -75,6 +80,7 @@ describe("toolhost plugin", () => {
     expect(m.status, m.stderr).toBe(0);
     expect(m.stdout).toContain("marketplace team: 1 plugins (guard)");
     expect(th(["plugin", "add", "guard@team"], dir).status).toBe(0);
+    expect(th(["trust", dir], dir).status).toBe(0);
     expect(config(dir).plugins).toEqual([path.join(market, "plugins/guard")]);
     expect(JSON.parse(th(["call", "Bash", '{"command": "git push --force origin main"}', "--json", "--dry-run"], dir).stdout).decision).toBe("deny");
     // the same marketplace as a git repository: cloned under TOOLHOST_HOME
