@@ -45,6 +45,12 @@ export function badOptions(opts: Record<string, unknown>): string | undefined {
  * a value that throws when read (a getter, a Proxy).
  */
 export function cloneInput(v: unknown): { value: unknown } | { error: string } {
+  try {
+    return { value: quickClone(v, 0) };
+  } catch (e) {
+    if (!(e instanceof InputShapeError)) return { error: `the input could not be read: ${errorMessage(e)}` };
+  }
+  // too deep or cyclic: walk again keeping the ancestors, to say where
   const stack: Array<{ node: object; key: string }> = [];
   try {
     return { value: clone(v, stack) };
@@ -61,8 +67,28 @@ class InputShapeError extends Error {
   }
 }
 
-// Hot path (every call with a schema): no path strings and no Set; the stack of ancestors is only
-// searched once the depth limit is hit, which is how a cycle shows itself.
+// Hot path (every call with a schema): a depth count and nothing else allocated but the copy; a cycle
+// shows itself as the depth limit. Only then does `clone` walk again with the ancestors, for the message.
+function quickClone(v: unknown, depth: number): unknown {
+  if (v === null || typeof v !== "object") return v;
+  if (depth >= MAX_INPUT_DEPTH) throw new InputShapeError(false);
+  if (Array.isArray(v)) {
+    const out = new Array(v.length);
+    for (let i = 0; i < v.length; i++) out[i] = quickClone(v[i], depth + 1);
+    return out;
+  }
+  const proto = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return structuredClone(v);
+  const out: Record<string, unknown> = {};
+  for (const k in v) {
+    const x = quickClone((v as Record<string, unknown>)[k], depth + 1);
+    if (k === "__proto__") Object.defineProperty(out, k, { value: x, enumerable: true, writable: true, configurable: true });
+    else out[k] = x;
+  }
+  return out;
+}
+
+// The slow walk, only after quickClone hit the limit: the stack of ancestors is searched for a repeat.
 function clone(v: unknown, stack: Array<{ node: object; key: string }>): unknown {
   if (v === null || typeof v !== "object") return v;
   if (stack.length >= MAX_INPUT_DEPTH) throw new InputShapeError(trimToCycle(stack));

@@ -39,8 +39,13 @@ export default definePlugin({
     // An observer: runs before the permissions plugin takes the update, never takes it.
     ctx.hooks.addPermissionRule.tap({ name: PLUGIN_NAME, stage: -100 }, (u) => rt.approval(u));
     ctx.hooks.build.tap(PLUGIN_NAME, (build) => {
-      build.hooks.persist.tapPromise(PLUGIN_NAME, (r) => rt.after(r));
-      if (rt.cfg(build.config).backend !== "memory") build.hooks.call.tapPromise(PLUGIN_NAME, (call) => rt.remoteTask(call));
+      // in memory nothing is written: a sync tap keeps the per-call path free of promises (pipeline-ab: a
+      // promise tap here cost about 1.2 µs, a quarter of a call with no hooks)
+      if (rt.cfg(build.config).backend === "memory") build.hooks.persist.tap(PLUGIN_NAME, (r) => void rt.count(r));
+      else {
+        build.hooks.persist.tapPromise(PLUGIN_NAME, (r) => rt.after(r));
+        build.hooks.call.tapPromise(PLUGIN_NAME, (call) => rt.remoteTask(call));
+      }
     });
     const usage: SessionUsage = { counts: (o) => rt.usage(o), sessionCounts: () => rt.sessionCounts() };
     ctx.provide("sessions.usage", usage);

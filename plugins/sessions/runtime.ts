@@ -151,11 +151,18 @@ export class Runtime {
     return undefined;
   }
 
-  /** build.hooks.persist: count the call, register a background task, save what changed. */
-  async after(r: CallRecord): Promise<void> {
+  /** Count the call for usage: all a memory-backed host does per call (a sync tap: no promise per call). */
+  count(r: CallRecord): Track {
     const call = r.call;
     const t = this.track(call.session);
     if (r.outcome.executed && call.tool) t.usage.set(call.tool.name, (t.usage.get(call.tool.name) ?? 0) + 1);
+    return t;
+  }
+
+  /** build.hooks.persist with a store: count the call, register a background task, save what changed. */
+  async after(r: CallRecord): Promise<void> {
+    const call = r.call;
+    const t = this.count(r);
     if (!t.persistent) return;
     if (r.outcome.executed && call.tool) this.taskOps(t, call, r.outcome.result);
     if (call.session.version !== t.version || t.ops.length) await this.save(call.session, t);
