@@ -9,8 +9,11 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { NODE, SERVERS, TOOLHOST_BIN, tmpDir, writeJson } from "../mcp/helpers.ts";
 
+const env = (cwd: string) => ({ ...process.env, TOOLHOST_HOME: path.join(cwd, ".th-home") });
 const doctor = (cwd: string, extra: string[] = []) => {
-  const r = spawnSync(NODE, [TOOLHOST_BIN, "doctor", "--json", "--wait", "20", ...extra], { cwd, encoding: "utf8", env: { ...process.env, TOOLHOST_HOME: path.join(cwd, ".th-home") } });
+  // the project's own toolhost config names the plugins and servers: they apply in a trusted workspace (test/trust/project-config.test.ts)
+  if (!fs.existsSync(path.join(cwd, ".th-home", "trust.json"))) spawnSync(NODE, [TOOLHOST_BIN, "trust", cwd], { cwd, env: env(cwd) });
+  const r = spawnSync(NODE, [TOOLHOST_BIN, "doctor", "--json", "--wait", "20", ...extra], { cwd, encoding: "utf8", env: env(cwd) });
   return { status: r.status, out: JSON.parse(r.stdout) as { ok: boolean; errors: number; findings: Array<{ section: string; level: string; what: string; detail?: string; file?: string; path?: string }> }, stderr: r.stderr };
 };
 
