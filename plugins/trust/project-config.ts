@@ -7,6 +7,7 @@
  * naming the file and the JSON path) and the stderr says it once per host; on a terminal the trust
  * plugin's prompt asks once.
  */
+import fs from "node:fs";
 import path from "node:path";
 import { type BuildView, type LoadedPlugin, type PluginContext, type PluginSource, type ProblemReport } from "../../core/index.ts";
 import type { TrustState } from "./store.ts";
@@ -48,17 +49,20 @@ export function projectConfigGate(ctx: PluginContext, state: () => TrustState, c
       const problems: ProblemReport[] = [];
       const s = withheldSources.length ? state() : undefined;
       for (const h of withheldSources) problems.push(warn(`${advice(s!)}; not loaded: plugin ${h.path} named by the toolhost config found in the project. ${how}`, h.from, "/plugins"));
-      const cfg = build.plugins.find((p): p is LoadedPlugin => p.kind === "config" && fromProject(p.manifestFile));
+      // the config pseudo-plugin carries the project file's keys and createHost's inline config merged: only a
+      // file that exists is the repository's, and a key the embedder's inline config sets stays (it is theirs)
+      const cfg = build.plugins.find((p): p is LoadedPlugin => p.kind === "config" && fromProject(p.manifestFile) && fs.existsSync(p.manifestFile!));
       if (!cfg) return problems;
       const c = cfg.components;
+      const inline = (ctx.host.options.config ?? {}) as Record<string, unknown>;
       const parts = [["hooks", c.hooks], ["mcpServers", c.mcpServers], ["lspServers", c.lspServers]] as const;
-      const what = parts.filter(([, list]) => list.length).map(([k]) => k);
+      const what = parts.filter(([k, list]) => list.length && inline[k] === undefined).map(([k]) => k);
       if (!what.length) return problems;
       const st = state();
       if (st.trusted) return problems;
-      c.hooks = [];
-      c.mcpServers = [];
-      c.lspServers = [];
+      if (what.includes("hooks")) c.hooks = [];
+      if (what.includes("mcpServers")) c.mcpServers = [];
+      if (what.includes("lspServers")) c.lspServers = [];
       problems.push(warn(`${advice(st)}; not applied: ${what.join(", ")} of the toolhost config found in the project (their commands would run). ${how}`, cfg.manifestFile, `/${what[0]}`));
       return problems;
     },

@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
+import { createHost } from "../../core/index.ts";
 import { runCli, tmpdir, writeTree } from "../helpers.ts";
 
 let root: string;
@@ -56,5 +57,20 @@ describe("a toolhost config found in an untrusted project", { timeout: 120_000 }
     const named = await cli(["--config", path.join(repo, "toolhost.config.json"), "tools", "--json"]);
     expect(named.code).toBe(0);
     expect(fs.existsSync(path.join(repo, "evil-ran"))).toBe(true);
+  });
+});
+
+describe("an embedder's inline config in an untrusted workspace", { timeout: 60_000 }, () => {
+  it("keeps its hooks: only a config file found in the project is the repository's", async () => {
+    const dir = tmpdir("toolhost-inline-");
+    const marker = path.join(dir, "inline-hook-ran");
+    const host = await createHost({ cwd: dir, trustWorkspace: false, config: { hooks: { PreToolUse: [{ matcher: "Read", hooks: [{ type: "command", command: `node -e "require('fs').writeFileSync(${JSON.stringify(JSON.stringify(marker))}, '')"` }] }] } } });
+    try {
+      fs.writeFileSync(path.join(dir, "a.txt"), "a\n");
+      expect((await host.execute("Read", { file_path: path.join(dir, "a.txt") })).executed).toBe(true);
+      expect(fs.existsSync(marker)).toBe(true);
+    } finally {
+      await host.close();
+    }
   });
 });
