@@ -49,7 +49,6 @@ describe("reliability: the short soak over serve --http", () => {
     expect(r.fds.end).toBeLessThanOrEqual(r.fds.start + 8);
   });
 
-  // rel-a's fix of the spill (issue 12 item 1) makes this pass; until then it reports the cut file.
   it("the spill file of a Bash call with 1.29 M characters of output holds all of it", () => {
     expect(r.spill.detail).toBeTruthy();
     expect(r.spill.ok, r.spill.detail).toBe(true); // the whole output (its final newline is not kept, as in the result)
