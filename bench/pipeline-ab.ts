@@ -30,7 +30,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 export default function pipelineAb(args: string[] = []): void {
   const i = args.indexOf("--root");
   const other = i >= 0 ? path.resolve(args[i + 1]!) : "";
-  if (!other || !fs.existsSync(path.join(other, "core/index.ts"))) throw new Error("usage: node bench/run.mjs pipeline-ab --root <other checkout> [--rounds N]");
+  if (!other || !fs.existsSync(path.join(other, "core/index.ts"))) throw new Error("usage: node bench/run.mjs pipeline-ab --root <other checkout> [--rounds N] [--steady]");
   const r = args.indexOf("--rounds");
   const rounds = r >= 0 ? Number(args[r + 1]) : 3;
   const steady = args.includes("--steady");
