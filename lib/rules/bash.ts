@@ -9,7 +9,7 @@
  */
 import { analyzeShell, crudeSplit, type SimpleCommand } from "./shell.ts";
 import type { PathRef, ShellWord } from "./words.ts";
-import { DATA_HEADS, EDIT_OPS, EXEC_THROUGH, NULL_DEVICES, READERS, SAFE_ENV, WRAPPERS, fileArgs } from "./commands.ts";
+import { DATA_HEADS, EXEC_THROUGH, editCommand, NULL_DEVICES, READERS, SAFE_ENV, WRAPPERS, fileArgs } from "./commands.ts";
 import { lit, runsCode, type CodeRun } from "./segments.ts";
 import { expandArg, expandBraces, staticValue, type ExpandEnv } from "./expand.ts";
 import { readOnlyVerdict } from "./grammars/readonly.ts";
@@ -33,7 +33,7 @@ export interface Segment {
   unallowable?: string;
   /** Recognised read-only command (auto-approved when its paths are inside the working directories). */
   readOnly: boolean;
-  /** `mkdir touch mv cp`: auto-approved in acceptEdits mode inside the working directories. */
+  /** `mkdir touch mv cp`, a harmless `sed -i`: auto-approved in acceptEdits mode inside the working directories. */
   editOp: boolean;
   reads: PathRef[];
   writes: PathRef[];
@@ -286,7 +286,7 @@ function commandSegment(
     denyTexts: [],
     unallowable,
     readOnly: !!verdict?.ok && envOk && !unallowable,
-    editOp: EDIT_OPS.has(name) && !unallowable,
+    editOp: editCommand(name, xvals) && !unallowable,
     reads,
     writes: io.writes,
     redirectWrites,

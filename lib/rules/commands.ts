@@ -5,6 +5,7 @@
  */
 import type { PathRef, ShellWord } from "./words.ts";
 import { readOnlyVerdict } from "./grammars/readonly.ts";
+import { sedArgs, sedBackup, sedScript, sedUnsafe } from "./grammars/sed.ts";
 
 /** Variables that may prefix an allowed command without being named in the rule. */
 export const SAFE_ENV = new Set(
@@ -91,6 +92,10 @@ export const READERS: Record<string, { pattern?: boolean; argOpts?: string; file
 /** Commands whose operands are written (Edit rules): value = which operands. */
 export const WRITERS: Record<string, "all" | "last" | "rest"> = { tee: "all", touch: "all", mkdir: "all", rm: "all", rmdir: "all", truncate: "all", mv: "all", cp: "last", ln: "last", install: "last", chmod: "rest", chown: "rest", chgrp: "rest", shred: "all", unlink: "all" };
 export const EDIT_OPS = new Set(["mkdir", "touch", "mv", "cp"]);
+/** Whether a command is an edit that acceptEdits approves inside the working directories (`mkdir touch mv cp`, a harmless `sed -i`). */
+export function editCommand(name: string, vals: readonly string[]): boolean {
+  return EDIT_OPS.has(name) || (name === "sed" && sedInPlaceEdit(vals));
+}
 
 
 export const NULL_DEVICES = /^\/dev\/(null|stdout|stderr|tty|fd\/\d+)$/;
@@ -103,12 +108,12 @@ export function readOnlyCommand(name: string, vals: string[]): boolean {
 export function fileArgs(name: string, words: ShellWord[], dir: string): { reads: PathRef[]; writes: PathRef[] } {
   const reads: PathRef[] = [];
   const writes: PathRef[] = [];
+  if (name === "sed") return sedFileArgs(words, dir);
   const rd = READERS[name];
   const wr = WRITERS[name];
-  if (!rd && !wr && name !== "sed" && name !== "dd") return { reads, writes };
+  if (!rd && !wr && name !== "dd") return { reads, writes };
   const operands: ShellWord[] = [];
   let patternGiven = false;
-  let inPlace = false;
   let endOpts = false;
   for (let k = 1; k < words.length; k++) {
     const w = words[k]!;
@@ -127,10 +132,8 @@ export function fileArgs(name: string, words: ShellWord[], dir: string): { reads
         const m = /^--(file|regexp|expression|output)=(.*)$/.exec(a);
         if (m && (m[1] === "file" || (m[1] === "output" && name === "sort"))) (m[1] === "file" ? reads : writes).push({ ...ref(w, dir), path: m[2]! });
         if (m && (m[1] === "regexp" || m[1] === "expression")) patternGiven = true;
-        if (name === "sed" && a.startsWith("--in-place")) inPlace = true;
         continue;
       }
-      if (name === "sed" && /^-[a-zA-Z]*i/.test(a)) inPlace = true;
       const letters = a.slice(1);
       for (let c = 0; c < letters.length; c++) {
         const ch = letters[c]!;
@@ -150,7 +153,6 @@ export function fileArgs(name: string, words: ShellWord[], dir: string): { reads
   }
   let ops = operands;
   if (rd?.pattern && !patternGiven) ops = ops.slice(1);
-  if (name === "sed" && inPlace) writes.push(...ops.map((w) => ref(w, dir)));
   if (rd) reads.push(...ops.map((w) => ref(w, dir)));
   if (wr) {
     const pick = wr === "all" ? operands : wr === "last" ? operands.slice(-1) : operands.slice(1);
@@ -159,6 +161,39 @@ export function fileArgs(name: string, words: ShellWord[], dir: string): { reads
   }
   if ((name === "uniq" || name === "xxd") && ops.length > 1) writes.push(ref(ops[1]!, dir));
   return { reads: reads.filter((r) => r.path !== "-" && !NULL_DEVICES.test(r.path)), writes: writes.filter((r) => !NULL_DEVICES.test(r.path)) };
+}
+
+/**
+ * sed's paths (grammars/sed.ts): file operands and `-f` scripts are read; with `-i`/`--in-place` (any
+ * spelling: `-i.bak`, `-ni`, `--in-pl`, after the script) the file operands and their backups are written.
+ */
+function sedFileArgs(words: ShellWord[], dir: string): { reads: PathRef[]; writes: PathRef[] } {
+  const s = sedArgs(words.map((w) => w.value));
+  const files = s.files.map((i) => ref(words[i]!, dir));
+  const reads = [...files, ...s.scriptFiles.map((f) => ({ ...ref(words[f.i]!, dir), path: f.path }))];
+  const writes: PathRef[] = [];
+  // `w FILE`, `s///w FILE` write FILE; `r FILE` copies FILE into the output (the script's own file names).
+  const script = sedScript(s.scripts.join("\n"));
+  const named = (p: string): PathRef => ({ path: p, base: dir, dynamic: words.some((w) => w.dynamic && w.value.includes(p)), glob: false });
+  writes.push(...script.writes.filter(Boolean).map(named));
+  reads.push(...script.reads.filter((p) => p && p !== "/dev/stdin").map(named));
+  if (s.inPlace) {
+    for (const f of files) {
+      writes.push(f);
+      const b = sedBackup(f.path, s.suffix);
+      if (b) writes.push({ ...f, path: b });
+    }
+  }
+  return { reads: reads.filter((r) => r.path !== "-" && !NULL_DEVICES.test(r.path)), writes: writes.filter((r) => !NULL_DEVICES.test(r.path)) };
+}
+
+/**
+ * `sed -i SCRIPT FILE…` whose options and script are harmless (no `w`, `e`, `r`, `-f` …; see
+ * grammars/sed.ts): an edit of its file operands, approved in acceptEdits like Edit.
+ */
+export function sedInPlaceEdit(vals: readonly string[]): boolean {
+  const s = sedArgs(vals);
+  return s.inPlace && s.files.length > 0 && !sedUnsafe(s);
 }
 
 function ref(w: ShellWord, base: string): PathRef {

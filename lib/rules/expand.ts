@@ -105,5 +105,5 @@ export function expandArg(w: ShellWord, env: ExpandEnv): ShellWord[] {
   const keep = ran ? [w] : [];
   if (!v.includes("{") || !v.includes("}")) return v === w.value && !w.dynamic ? [w] : [...keep, base];
   const alts = expandBraces(v).map((x) => ({ ...base, value: x }));
-  return [...keep, ...(w.quoted ? [base, ...alts] : alts.length ? alts : [base])];
+  return [...keep, ...(w.quoted ? [base, ...alts.filter((a) => a.value !== v)] : alts.length ? alts : [base])];
 }

@@ -7,6 +7,7 @@ import type { ShellWord } from "./words.ts";
 import { gitSplit } from "./grammars/programs.ts";
 import { EXEC_THROUGH, EXEC_THROUGH2, SHELLS } from "./commands.ts";
 import { literalOutput, type ExpandEnv } from "./expand.ts";
+import { sedArgs, sedScript } from "./grammars/sed.ts";
 
 /** What a command runs besides itself, collected while reading its words. */
 export interface CodeRun {
@@ -249,6 +250,15 @@ function execThrough2(name: string, words: ShellWord[], run: CodeRun): boolean {
   return true;
 }
 
+/** sed's `e CMD` runs CMD in a shell; `e` alone and `s///e` run the text being edited (grammars/sed.ts). */
+function sed(_name: string, words: ShellWord[], run: CodeRun): boolean {
+  const a = sedArgs(words.map((w) => w.value));
+  const script = sedScript(a.scripts.join("\n"));
+  if (script.runs.length || /runs/.test(script.why ?? "")) flag(run, `sed: ${script.why}`);
+  run.shells.push(...script.runs);
+  return true;
+}
+
 /** Named programs, tried after the shells and before the EXEC_THROUGH tables. */
 const PROGRAMS: Record<string, ProgramHandler> = {
   git,
@@ -264,6 +274,7 @@ const PROGRAMS: Record<string, ProgramHandler> = {
   script: dashC,
   runuser: dashC,
   ssh,
+  sed,
 };
 
 /** Record in `run` what the command `words` (program `name`, "" when computed) runs besides itself. */

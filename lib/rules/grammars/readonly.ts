@@ -8,6 +8,7 @@
  */
 import { gitSplit } from "./programs.ts";
 import { grammar, parseArgs, type Grammar, type Parsed } from "./options.ts";
+import { sedArgs, sedUnsafe } from "./sed.ts";
 
 export interface ReadOnlyVerdict {
   ok: boolean;
@@ -173,6 +174,15 @@ function findVerdict(words: readonly string[]): ReadOnlyVerdict {
   return { ok: true, reads };
 }
 
+/** sed prints its input transformed: read-only when it edits nothing in place and its script only transforms (grammars/sed.ts). */
+function sedVerdict(words: readonly string[]): ReadOnlyVerdict {
+  const s = sedArgs(words);
+  const reads = [...s.files.map((i) => ({ i })), ...s.scriptFiles.map((f) => ({ i: f.i, path: f.path }))];
+  if (s.inPlace) return { ok: false, why: "sed -i rewrites its files", reads };
+  const why = sedUnsafe(s);
+  return why ? { ok: false, why, reads } : { ok: true, reads };
+}
+
 function verdictFor(spec: Spec, name: string, words: readonly string[]): ReadOnlyVerdict {
   const args = words.slice(1);
   const p = parseArgs((spec.g ??= grammar(spec.opts)), args, false);
@@ -192,6 +202,7 @@ function verdictFor(spec: Spec, name: string, words: readonly string[]): ReadOnl
 export function readOnlyVerdict(name: string, words: readonly string[]): ReadOnlyVerdict | undefined {
   if (name === "git") return gitVerdict(words);
   if (name === "find") return findVerdict(words);
+  if (name === "sed") return sedVerdict(words);
   if (DATA_ANY.has(name)) return { ok: true, reads: [] };
   if (name === "env") return words.length === 1 ? { ok: true, reads: [] } : { ok: false, why: "env with arguments runs or changes something", reads: [] };
   const spec = Object.hasOwn(READ_ONLY_SPECS, name) ? READ_ONLY_SPECS[name] : undefined;

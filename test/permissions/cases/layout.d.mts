@@ -9,7 +9,8 @@ export interface CorpusCase {
   intended: "allow" | "ask" | "deny";
   source: string;
   live?: boolean;
-  effect?: { gone?: string; made?: string };
+  /** gone: the path no longer exists; made: it exists; changed: the file's content is not what it was before the call. */
+  effect?: { gone?: string; made?: string; changed?: string };
   note?: string;
   file: string;
   line: number;

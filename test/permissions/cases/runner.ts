@@ -57,11 +57,20 @@ async function hostFor(L: Layout, mode: string): Promise<Host> {
   });
 }
 
-function effectHappened(c: CorpusCase, L: Layout): boolean | undefined {
+function effectHappened(c: CorpusCase, L: Layout, before?: string): boolean | undefined {
   if (!c.effect) return undefined;
+  if (c.effect.changed) return before === undefined || contentOf(path.resolve(L.project, c.effect.changed)) !== before;
   if (c.effect.gone) return !fs.existsSync(path.resolve(L.project, c.effect.gone));
   if (c.effect.made) return fs.existsSync(path.resolve(L.project, c.effect.made)) || isLinkTargetMade(path.resolve(L.project, c.effect.made));
   return undefined;
+}
+
+function contentOf(p: string): string | undefined {
+  try {
+    return fs.readFileSync(p, "utf8");
+  } catch {
+    return undefined;
+  }
 }
 
 function isLinkTargetMade(p: string): boolean {
@@ -108,12 +117,14 @@ async function runLive(c: CorpusCase): Promise<CaseResult> {
   const root = scratch();
   try {
     const L = layout(root, c.files ?? {}, c.settings);
-    const before = effectHappened(c, L);
+    const original = c.effect?.changed ? contentOf(path.resolve(L.project, c.effect.changed)) : undefined;
+    if (c.effect?.changed && original === undefined) throw new Error(`${c.id}: ${c.effect.changed} does not exist before the call — the case is wrong`);
+    const before = effectHappened(c, L, original);
     if (before) throw new Error(`${c.id}: the effect ${JSON.stringify(c.effect)} holds before the call — the case is wrong`);
     const h = await hostFor(L, c.mode);
     try {
       const r = await decide(h, c, L, false);
-      return { ...r, effectHappened: effectHappened(c, L) };
+      return { ...r, effectHappened: effectHappened(c, L, original) };
     } finally {
       await h.close();
     }
