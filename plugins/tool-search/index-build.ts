@@ -67,7 +67,9 @@ function collectParams(schema: unknown, names: string[], descs: string[], depth:
   const s = schema as Record<string, unknown>;
   const props = s.properties && typeof s.properties === "object" ? (s.properties as Record<string, unknown>) : undefined;
   if (props) {
-    for (const [k, v] of Object.entries(props)) {
+    // for-in, not Object.entries: no pair arrays per property (schemas are plain JSON objects)
+    for (const k in props) {
+      const v = props[k];
       names.push(k);
       if (v && typeof v === "object") {
         const p = v as Record<string, unknown>;
@@ -94,6 +96,18 @@ function analyzer(o: RankOptions): (text: string) => string[] {
   const sf = stemFn(o);
   return (t) => terms(t, false, sf);
 }
+
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+const FNV_BASIS = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
+/** ASCII character classes as `forEachWordSpan` reads them: 0 separator, 1 lower-case, 2 upper-case, 3 digit. */
+const ASCII_CLASS = (() => {
+  const t = new Uint8Array(128);
+  for (let c = 97; c <= 122; c++) t[c] = 1;
+  for (let c = 65; c <= 90; c++) t[c] = 2;
+  for (let c = 48; c <= 57; c++) t[c] = 3;
+  return t;
+})();
 
 /** Raw text → term ids in a growing buffer, with a word → id cache (each distinct word is analysed once). */
 class TermBuffer {
@@ -138,10 +152,85 @@ class TermBuffer {
     if (id >= 0) this.push(id);
   };
 
-  analyse(text: string): void {
-    if (!text) return;
-    if (this.o.analyzer === "plain") for (const w of plainWords(text)) this.add(w, 0, w.length);
-    else forEachWordSpan(text, this.add);
+  /** The word str[s, e) (ASCII; `h` its FNV-1a hash, case folded) → its term id appended. */
+  private emit(str: string, s: number, e: number, h: number): void {
+    let id = this.wordId.getHashed(str, s, e, h >>> 0);
+    if (id === undefined) {
+      const w = str.slice(s, e).toLowerCase();
+      const t = this.an(w);
+      id = t.length === 1 ? this.idOfTerm(t[0]!) : -1;
+      this.wordId.set(w, id);
+    }
+    if (id >= 0) this.push(id);
+  }
+
+  /**
+   * `forEachWordSpan` + `add` in one loop over text[from, to): the same word boundaries, with each word's table
+   * hash computed while it is scanned (no callback, no second pass over the word). ASCII text is read as is; at
+   * the first other character the text is lower-cased once (as `forEachWordSpan` does) and words are read from
+   * that copy. Returns false when lower-casing changes the text's length (rare Unicode): the caller then drops
+   * what was appended and takes the general path.
+   */
+  private scan(text: string, from: number, to: number): boolean {
+    let lower: string | undefined;
+    let s = -1;
+    let prev = 0;
+    let prev2 = 0;
+    let h = 0;
+    let hPrev = 0;
+    for (let i = from; i < to; i++) {
+      const c = text.charCodeAt(i);
+      let cls: number;
+      let hc: number;
+      if (c < 128) {
+        cls = ASCII_CLASS[c]!;
+        hc = cls === 2 ? c + 32 : c;
+      } else {
+        if (lower === undefined) {
+          lower = text.toLowerCase();
+          if (lower.length !== text.length) return false;
+        }
+        cls = (c >= 0xd800 && c <= 0xdfff) || LETTER_OR_DIGIT.test(text[i]!) ? 1 : 0;
+        hc = lower.charCodeAt(i);
+        if (hc >= 65 && hc <= 90) hc += 32;
+      }
+      if (cls === 0) {
+        if (s >= 0) this.emit(lower ?? text, s, i, h);
+        s = -1;
+        prev = prev2 = 0;
+        continue;
+      }
+      if (s < 0) (s = i), (h = FNV_BASIS);
+      else if ((cls === 3) !== (prev === 3) || (prev === 1 && cls === 2)) {
+        this.emit(lower ?? text, s, i, h);
+        s = i;
+        h = FNV_BASIS;
+      } else if (prev === 2 && cls === 1 && prev2 === 2 && i - 1 > s) {
+        // ACRONYMWord: the previous capital (ASCII, class 2) starts the next word
+        this.emit(lower ?? text, s, i - 1, hPrev);
+        s = i - 1;
+        h = Math.imul(FNV_BASIS ^ (text.charCodeAt(i - 1) + 32), FNV_PRIME);
+      }
+      hPrev = h;
+      h = Math.imul(h ^ hc, FNV_PRIME);
+      prev2 = prev;
+      prev = cls;
+    }
+    if (s >= 0) this.emit(lower ?? text, s, to, h);
+    return true;
+  }
+
+  /** Analyse text[from, to) (default: all of it) into term ids. */
+  analyse(text: string, from = 0, to = text.length): void {
+    if (from >= to) return;
+    if (this.o.analyzer === "plain") {
+      for (const w of plainWords(from === 0 && to === text.length ? text : text.slice(from, to))) this.add(w, 0, w.length);
+      return;
+    }
+    const len0 = this.len;
+    if (this.scan(text, from, to)) return;
+    this.len = len0;
+    forEachWordSpan(from === 0 && to === text.length ? text : text.slice(from, to), this.add);
   }
 
   /** Append ids cached under `key`, or analyse `text()` once and cache what it appended. */
@@ -154,6 +243,13 @@ class TermBuffer {
       cache.set(key, this.buf.slice(r0, this.len));
     }
   }
+}
+
+/** The index terms of text[from, to) as the builder reads them (tests check they equal `terms()`). */
+export function indexTerms(text: string, o: RankOptions, from = 0, to = text.length): string[] {
+  const tb = new TermBuffer(o);
+  tb.analyse(text, from, to);
+  return Array.from(tb.buf.subarray(0, tb.len), (id) => tb.terms[id]!);
 }
 
 /** Field slots: every active field (weight > 0), plus name and server (always kept for the post-scoring factors). */
@@ -188,9 +284,9 @@ function analyseDoc(tb: TermBuffer, doc: SearchDoc, o: RankOptions, lay: SlotLay
   // lead and the rest of the description are analysed back to back, so desc = lead ∪ rest is one range
   if (leadSlot !== undefined || descSlot !== undefined) {
     const s0 = tb.len;
-    tb.analyse(ft.lead);
+    tb.analyse(ft.desc, 0, ft.lead.length);
     const s1 = tb.len;
-    tb.analyse(ft.desc.slice(ft.lead.length));
+    tb.analyse(ft.desc, ft.lead.length);
     if (leadSlot !== undefined) (ranges[base + leadSlot * 2] = s0), (ranges[base + leadSlot * 2 + 1] = s1);
     if (descSlot !== undefined) (ranges[base + descSlot * 2] = s0), (ranges[base + descSlot * 2 + 1] = tb.len);
   }

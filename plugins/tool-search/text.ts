@@ -146,8 +146,12 @@ export class SpanTable {
   }
   /** The value for str[s, e) (ASCII case-insensitive; keys are lower-case), or undefined. */
   get(str: string, s: number, e: number): number | undefined {
+    return this.getHashed(str, s, e, SpanTable.hash(str, s, e));
+  }
+  /** `get` with the span's hash already computed (FNV-1a as `hash`, e.g. while a scanner read the span). */
+  getHashed(str: string, s: number, e: number, hash: number): number | undefined {
     const len = e - s;
-    for (let i = SpanTable.hash(str, s, e) & this.mask; ; i = (i + 1) & this.mask) {
+    for (let i = hash & this.mask; ; i = (i + 1) & this.mask) {
       const k = this.keys[i];
       if (k === undefined) return undefined;
       if (k.length === len) {

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseQuery, search, buildDeferredIndex } from "../../plugins/tool-search/search.ts";
 import { ToolIndex, DEFAULT_OPTIONS } from "../../plugins/tool-search/rank.ts";
 import { words, terms, SpanTable } from "../../plugins/tool-search/text.ts";
+import { indexTerms } from "../../plugins/tool-search/index-build.ts";
 import { fakeTool, GITHUB, SLACK, GITLAB } from "./fixtures.ts";
 
 const tools = [...GITHUB, ...SLACK, ...GITLAB].map((t) => fakeTool(t, "fake"));
@@ -101,6 +102,26 @@ describe("ranking", () => {
     expect(t.get("an issues", 3, 9)).toBeUndefined();
     for (let i = 0; i < 100; i++) t.set(`w${i}`, i); // grows
     expect(t.get("xW42x", 1, 4)).toBe(42);
+  });
+
+  it("the index builder's one-pass scanner reads the same terms as terms() (ASCII, camelCase, acronyms, Unicode, ranges)", () => {
+    const texts = [
+      "mcp__github__create_pull_request createPullRequest HTMLParser getHTTPResponseCode v2Api utf8 OAuth2Token",
+      "Ärger mit Überweisungen prüfen — “smart quotes” naïve café ÉCOLE ÀBC",
+      "ΣΊΣΥΦΟΣ ÉTÉ",
+      "emoji 🎉 party_time x86_64 ARM64v8 a-b.c/d e__f",
+      "",
+      "   ",
+      "The Quick BROWN fox: it's 2024-06-01T10:00Z; IDs like pi_3NcX9u2e and U024BE7LH.",
+      ...[...GITHUB, ...SLACK, ...GITLAB].map((t) => `${t.name} ${t.description ?? ""}`),
+    ];
+    for (const t of texts) {
+      expect(indexTerms(t, DEFAULT_OPTIONS)).toEqual(terms(t));
+      const mid = Math.floor(t.length / 2);
+      expect([...indexTerms(t, DEFAULT_OPTIONS, 0, mid), ...indexTerms(t, DEFAULT_OPTIONS, mid)]).toEqual([...terms(t.slice(0, mid)), ...terms(t.slice(mid))]);
+    }
+    // lower-casing "İ" adds a combining dot (the text grows): the general path reads it, as before the scanner
+    expect(indexTerms("İstanbul ΣΊΣΥΦΟΣ", DEFAULT_OPTIONS)).toContain("σίσυφος");
   });
 
   it("returns nothing for words no tool has, and respects the limit", () => {
