@@ -15,14 +15,17 @@ const MODAL = /\b(?:never|don['’]t|do\s+not|must|should|shall|always|avoid|pre
 
 /** Whether a sentence reads like an instruction (as opposed to description). */
 export function isInstruction(s: string): boolean {
-  return MODAL.test(s) || /\b(?:run|use|execute|invoke)\s+`/i.test(s) || IMPERATIVE.test(s.replace(/^[^:]{0,40}:\s+/, "").trim()) || IMPERATIVE.test(s.trim());
+  if (MODAL.test(s) || (s.includes("`") && /\b(?:run|use|execute|invoke)\s+`/i.test(s))) return true;
+  // after a short "Label: " lead, or the whole sentence (the same test twice when there is no lead)
+  const t = s.trim();
+  const unlabelled = s.includes(":") ? s.replace(/^[^:]{0,40}:\s+/, "").trim() : t;
+  return IMPERATIVE.test(unlabelled) || (unlabelled !== t && IMPERATIVE.test(t));
 }
 
 /** The kind and reason for an instruction that compiled to nothing, given what the compiler said about it. */
-export function classify(s: string, said: Array<{ kind: string; why: string }>): { kind: AdviceKind; why: string } {
+export function classify(s: string, said: Array<{ kind: string; why: string }>, banLike = PROHIBIT.test(s) || ASK.test(s)): { kind: AdviceKind; why: string } {
   const known = said.find((w) => w.kind !== "unclassified");
   if (known) return { kind: known.kind as AdviceKind, why: said.map((w) => w.why).join("; ") };
-  const banLike = PROHIBIT.test(s) || ASK.test(s);
   const sp = spans(s).map((x) => x.text);
   const soft = SOFT.exec(s);
   if (soft) return { kind: "preference", why: `"${soft[0]}" makes it a preference, not a rule` };
@@ -33,9 +36,9 @@ export function classify(s: string, said: Array<{ kind: string; why: string }>):
 }
 
 /** Commands the file tells the agent to run: spans outside bans and asks, and lines of shell fences. */
-export function toldCommands(sentence: string, told: Map<string, number>, line: number): void {
+export function toldCommands(sentence: string, told: Map<string, number>, line: number, banLike = PROHIBIT.test(sentence) || ASK.test(sentence)): void {
   if (!sentence.includes("`")) return;
-  if (PROHIBIT.test(sentence) || ASK.test(sentence)) {
+  if (banLike) {
     // an exception inside a ban is something the agent is told it may do
     const ex = /\b(?:except|exception|other\s+than|apart\s+from|but\s+(?:you\s+)?(?:may|can))\b(.*)$/i.exec(sentence);
     if (!ex) return;

@@ -21,21 +21,25 @@ export interface BanCtx {
   /** Adds a rule; the reason shown to the model may carry a hint. */
   add: (behavior: Behavior, rule: string, hint?: string) => void;
   /** The whole item the sentence is in: where "the complete test suite" is named with its command. */
-  context?: string;
+  context?: () => string;
   /** Why the sentence (or part of it) stays advice. */
   why: Array<{ kind: string; why: string }>;
 }
 
-/** The kind of the last verb before `at`, if any. */
+const VERBS = [
+  [CMD_VERBS, "cmd"],
+  [EDIT_VERBS, "edit"],
+  [READ_VERBS, "read"],
+] as const;
+
+/** The kind of the last verb before `at`, if any (the later verb wins; on a tie the earlier list). */
 function verbBefore(s: string, at: number): { kind: Kind; verb: string } | undefined {
   let best: { at: number; kind: Kind; verb: string } | undefined;
-  for (const [re, kind] of [
-    [CMD_VERBS, "cmd"],
-    [EDIT_VERBS, "edit"],
-    [READ_VERBS, "read"],
-  ] as const) {
+  for (const [re, kind] of VERBS) {
     re.lastIndex = 0;
-    for (const m of s.matchAll(re)) if (m.index! < at && (!best || m.index! > best.at)) best = { at: m.index!, kind, verb: m[0].toLowerCase() };
+    let last: RegExpExecArray | undefined;
+    for (let m = re.exec(s); m && m.index < at; m = re.exec(s)) last = m;
+    if (last && (!best || last.index > best.at)) best = { at: last.index, kind, verb: last[0].toLowerCase() };
   }
   return best && { kind: best.kind, verb: best.verb };
 }
@@ -221,7 +225,8 @@ export function compileBans(s: string, ctx: BanCtx): number {
     }
     let k = spans(clause).length || PASSIVE.test(clause) || PRONOUN.test(clause.slice(from)) ? compileClause(clause, behavior, from, ctx) : 0;
     if (!k) k = compileWords(s.slice(s.indexOf(clause) + from), behavior, ctx);
-    if (!k && ctx.context) k = referent(clause.slice(from), ctx.context, behavior, ctx);
+    const context = !k && ctx.context?.();
+    if (context) k = referent(clause.slice(from), context, behavior, ctx);
     if (!k && !spans(clause).length && !ctx.why.length) ctx.why.push({ kind: "no-target", why: "names no command, file or tool to enforce" });
     n += k;
   }

@@ -47,6 +47,12 @@ const HEADING = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/;
 const TABLE = /^\s*\|.*\|\s*$/;
 const TABLE_SEP = /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/;
 
+/** Whether the first non-space character can start a bullet (-, *, +, a digit). */
+function bulletStart(s: string): boolean {
+  const c = s.trimStart().charCodeAt(0);
+  return c === 45 || c === 42 || c === 43 || (c >= 48 && c <= 57);
+}
+
 function newItem(no: number, text: string, kind: Partial<Item> = {}): Item {
   return { line: no, text, offs: [0], nums: [no], bullet: false, heading: false, table: false, data: false, ...kind };
 }
@@ -70,7 +76,10 @@ export function parseBlocks(text: string): { items: Item[]; fences: Fence[] } {
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i]!;
     const no = i + 1;
-    const fm = /^\s*(```+|~~~+)\s*([\w-]*)/.exec(raw);
+    // each line shape starts with its own character: test the regex only when the first one matches
+    const lead = raw.trimStart();
+    const c = lead.charCodeAt(0);
+    const fm = c === 96 || c === 126 ? /^\s*(```+|~~~+)\s*([\w-]*)/.exec(raw) : null;
     if (fm && (!fence || raw.trim().startsWith(fence.marker))) {
       if (!fence) {
         fence = { tag: fm[2]!.toLowerCase(), marker: fm[1]!, line: no, lines: [], closed: false };
@@ -90,7 +99,7 @@ export function parseBlocks(text: string): { items: Item[]; fences: Fence[] } {
       fence.lines.push({ no, text: raw });
       continue;
     }
-    if (!raw.trim()) {
+    if (!lead) {
       if (cur) lastEnded = cur;
       cur = undefined;
       continue;
@@ -101,19 +110,19 @@ export function parseBlocks(text: string): { items: Item[]; fences: Fence[] } {
       cur = undefined;
       continue;
     }
-    const h = HEADING.exec(raw);
+    const h = c === 35 ? HEADING.exec(raw) : null;
     if (h) {
       items.push(newItem(no, h[1]!, { heading: true }));
       cur = undefined;
       continue;
     }
-    if (TABLE.test(raw)) {
+    if (c === 124 && TABLE.test(raw)) {
       if (!TABLE_SEP.test(raw)) items.push(newItem(no, tableText(raw), { table: true }));
       cur = undefined;
       continue;
     }
-    const body = raw.replace(/^\s*>\s?/, "");
-    const b = BULLET.exec(body);
+    const body = c === 62 ? raw.replace(/^\s*>\s?/, "") : raw;
+    const b = bulletStart(body) ? BULLET.exec(body) : null;
     if (b) {
       items.push((cur = newItem(no, body.slice(b[0].length).trim(), { bullet: true })));
       continue;

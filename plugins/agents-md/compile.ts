@@ -22,7 +22,7 @@ import { lineOf, parseBlocks, type Fence, type Item } from "./blocks.ts";
 import { parseReminder, type Reminder } from "./remind.ts";
 import { alternatives, generated, immutable, notSpan } from "./shapes.ts";
 import { plain, sentences, spans, valid } from "./text.ts";
-import { ASK, LABEL, PROHIBIT, UNLESS_ASKED } from "./words.ts";
+import { ASK, LABEL, NOT_ASK, PROHIBIT, UNLESS_ASKED } from "./words.ts";
 
 export type { Behavior } from "./bans.ts";
 export type { Reminder } from "./remind.ts";
@@ -106,7 +106,9 @@ function addRule(st: State, r: CompiledRule, prose: boolean): void {
 
 /** "**NO force pushes**: `git push --force`", "FORBIDDEN: `pip install`", "Ask first: adding dependencies", "**`afl-cmin`**: Do not use `@@`". */
 function relabel(s: string): { s: string; program?: string } {
-  const sl = /^`([^`]+)`\s*:\s*(.+)$/.exec(s);
+  // both shapes need a colon (most sentences have none)
+  if (!s.includes(":")) return { s };
+  const sl = s.charCodeAt(0) === 96 ? /^`([^`]+)`\s*:\s*(.+)$/.exec(s) : null;
   if (sl) return { s: sl[2]!, program: sl[1]! };
   const m = LABEL.exec(s);
   if (!m) return { s };
@@ -131,28 +133,37 @@ function compileSentence(raw: string, line: number, item: Item, st: State): void
   const keys = keywords(s);
   if (!keys.any && !sp.length) {
     // prose with no key word and no code span: at most guidance or style advice
-    if (isInstruction(s)) out.unenforced.push({ file, line, text, ...classify(s, []) });
+    if (isInstruction(s)) out.unenforced.push({ file, line, text, ...classify(s, [], false) });
     return;
   }
-  toldCommands(s, st.told, line);
+  // every prohibition and ask word is a key word (so without one, neither can match): tested once per sentence
+  const banLike = keys.ban && (PROHIBIT.test(s) || ASK.test(s));
+  toldCommands(s, st.told, line, banLike);
   let n = 0;
-  const ctx: BanCtx = {
-    prev: st.prev,
-    get context() {
-      return (item.plain ??= plain(item.text));
-    },
-    program: rl.program ?? st.program,
-    why: [],
-    add: (behavior, rule, hint) => (addRule(st, { behavior, rule, file, line, text, scope, ...(hint ? { hint } : {}) }, true), n++),
-  };
+  let why: BanCtx["why"] = NO_WHY;
   // cheap gates first: most sentences are prose that none of the shapes can match
   const rem = keys.trigger ? parseReminder(s, item.code) : undefined;
   if (rem && "reminder" in rem) out.reminders.push({ file, line, text, scope, ...rem.reminder });
   else if (rem) out.unenforced.push({ file, line, text, why: rem.refused, kind: "every-edit" });
-  else if (!shaped(s, ctx, keys) && keys.ban) compileBans(s, ctx);
-  if (!rem && !n && (isInstruction(s) || ctx.why.length)) out.unenforced.push({ file, line, text, ...classify(s, ctx.why) });
+  else {
+    // (no clause can ban, ask or say "without asking" when the whole sentence does not)
+    const bans = keys.ban && (banLike || NOT_ASK.test(s));
+    if (bans || keys.alt || keys.imm || keys.gen) {
+      const ctx: BanCtx = {
+        prev: st.prev,
+        context: () => (item.plain ??= plain(item.text)),
+        program: rl.program ?? st.program,
+        why: (why = []),
+        add: (behavior, rule, hint) => (addRule(st, { behavior, rule, file, line, text, scope, ...(hint ? { hint } : {}) }, true), n++),
+      };
+      if (!shaped(s, ctx, keys) && bans) compileBans(s, ctx);
+    }
+  }
+  if (!rem && !n && (isInstruction(s) || why.length)) out.unenforced.push({ file, line, text, ...classify(s, why, banLike) });
   if (sp.length) st.prev = sp.map((x) => x.text);
 }
+
+const NO_WHY: BanCtx["why"] = [];
 
 /** One scan for the key words that gate each shape (most sentences are prose none of them can match). */
 const KEYS = /\b(after|when|whenever|once|if|before|prior|end|never|not|no|cannot|must|may|shall|should|forbidden|prohibited|under|ask|asked|first|confirm|approval|permission|sign-off|unless|without|dont|keep|instead|rather|prefer|immutable|read-?only|readonly|untouched|unchanged|frozen|as[- ]is|generated|produced|requires?|only|avoid)\b|n['’]t\b/gi;
@@ -205,6 +216,8 @@ function leadItem(lead: string, item: Item, st: State): boolean {
 
 /** A lead-in's text with its own spans removed ("produced by `make gen`"), or undefined when it governs nothing. */
 function leadIn(s: string): string | undefined {
+  // (plain() only removes characters: without a colon there is none after it)
+  if (!s.includes(":")) return undefined;
   const p = plain(s).trim();
   if (!p.endsWith(":")) return undefined;
   const body = p.replace(/:\s*$/, "");

@@ -13,27 +13,48 @@ export interface Span {
   raw: number;
 }
 
-/** Code spans of a sentence with their offsets. */
+/** Code spans of a sentence with their offsets (what /`([^`]+)`/g finds, by indexOf: this runs several times per sentence). */
 export function spans(s: string): Span[] {
   const out: Span[] = [];
-  if (!s.includes("`")) return out;
-  for (const m of s.matchAll(/`([^`]+)`/g)) if (m[1]!.trim()) out.push({ text: m[1]!.trim(), at: m.index!, raw: m[0].length });
+  let o = s.indexOf("`");
+  while (o >= 0) {
+    const c = s.indexOf("`", o + 1);
+    if (c < 0) break;
+    // an empty pair (``) is no span: the regex retried from its second backtick
+    if (c === o + 1) {
+      o = c;
+      continue;
+    }
+    const t = s.slice(o + 1, c).trim();
+    if (t) out.push({ text: t, at: o, raw: c - o + 1 });
+    o = s.indexOf("`", c + 1);
+  }
   return out;
+}
+
+const LINK = /\[([^\]]*)\]\([^)]*\)/g;
+const EMPHASIS = /\*\*|__|(?<![\w*])[*_](?=\w)|(?<=\w)[*_](?![\w*])/g;
+const MARKUP = /[*_[]/;
+function unmark(part: string): string {
+  let p = part.includes("[") ? part.replace(LINK, "$1") : part;
+  if (p.includes("*") || p.includes("_")) p = p.replace(EMPHASIS, "");
+  return p;
 }
 
 /** Markdown emphasis (`**not**`, `_never_`) and links removed outside code spans, so they cannot hide a prohibition. */
 export function plain(s: string): string {
-  if (!/[*_[]/.test(s)) return s;
-  return s
-    .split(/(`[^`]*`)/)
-    .map((part) =>
-      part.startsWith("`")
-        ? part
-        : part
-            .replace(/\[([^\]]*)\]\([^)]*\)/g, "$1")
-            .replace(/\*\*|__|(?<![\w*])[*_](?=\w)|(?<=\w)[*_](?![\w*])/g, ""),
-    )
-    .join("");
+  if (!MARKUP.test(s)) return s;
+  // the pieces between backtick pairs (as split(/(`[^`]*`)/) cuts them), each cleaned on its own
+  let out = "";
+  let a = 0;
+  for (let o = s.indexOf("`"); o >= 0; o = s.indexOf("`", a)) {
+    const c = s.indexOf("`", o + 1);
+    if (c < 0) break;
+    out += unmark(s.slice(a, o)) + s.slice(o, c + 1);
+    a = c + 1;
+  }
+  // (a piece that starts with an unpaired backtick was kept as is)
+  return out + (s.charCodeAt(a) === 96 ? s.slice(a) : unmark(s.slice(a)));
 }
 
 /**
@@ -52,10 +73,12 @@ function splitOutsideCode(s: string, boundary: RegExp, keep: boolean): Array<{ t
   let re = SPLITTERS.get(boundary);
   if (!re) SPLITTERS.set(boundary, (re = new RegExp(`\`[^\`]*(?:\`|$)|${boundary.source}`, boundary.flags.includes("i") ? "gi" : "g")));
   let start = 0;
-  for (const m of s.matchAll(re)) {
-    if (m[0].startsWith("`")) continue;
-    push(start, keep ? m.index! + m[0].length : m.index!);
-    start = m.index! + m[0].length;
+  // (an exec loop, not matchAll, which copies the regex on every call; no match is empty)
+  re.lastIndex = 0;
+  for (let m = re.exec(s); m; m = re.exec(s)) {
+    if (m[0].charCodeAt(0) === 96) continue;
+    push(start, keep ? m.index + m[0].length : m.index);
+    start = m.index + m[0].length;
   }
   push(start, s.length);
   return out;
