@@ -47,6 +47,21 @@ const HEADING = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/;
 const TABLE = /^\s*\|.*\|\s*$/;
 const TABLE_SEP = /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/;
 
+/**
+ * CommonMark fences: an opening backtick fence's info string holds no backtick (so "``` `${a}` ```" inside a
+ * sentence is inline code, not a fence); a closing fence is the same character, at least as long, and
+ * nothing after it but spaces ("```bash" inside a fence is content).
+ */
+function opens(lead: string, marker: string): boolean {
+  return marker[0] !== "`" || !lead.slice(marker.length).includes("`");
+}
+function closes(lead: string, marker: string): boolean {
+  const t = lead.trimEnd();
+  if (t.length < marker.length) return false;
+  for (let i = 0; i < t.length; i++) if (t[i] !== marker[0]) return false;
+  return true;
+}
+
 /** Whether the first non-space character can start a bullet (-, *, +, a digit). */
 function bulletStart(s: string): boolean {
   const c = s.trimStart().charCodeAt(0);
@@ -80,7 +95,7 @@ export function parseBlocks(text: string): { items: Item[]; fences: Fence[] } {
     const lead = raw.trimStart();
     const c = lead.charCodeAt(0);
     const fm = c === 96 || c === 126 ? /^\s*(```+|~~~+)\s*([\w-]*)/.exec(raw) : null;
-    if (fm && (!fence || raw.trim().startsWith(fence.marker))) {
+    if (fm && (fence ? closes(lead, fence.marker) : opens(lead, fm[1]!))) {
       if (!fence) {
         fence = { tag: fm[2]!.toLowerCase(), marker: fm[1]!, line: no, lines: [], closed: false };
         if (cur || lastEnded) (cur ?? lastEnded)!.code = [];
