@@ -153,6 +153,9 @@ const STOP = /^(?:in|on|to|from|for|with|without|unless|when|while|if|as|because
 /** "never run git push --force", "NEVER pip": a known program named in words, with its arguments. */
 function plainCommands(gov: string): string[] {
   const out: string[] = [];
+  // "never change Volta, Yarn, or package manager versions": a program named as the object of a verb that is not a command verb
+  const v = verbBefore(gov, gov.length);
+  if (v && v.kind !== "cmd") return out;
   const words = gov.replace(/[,.;:!?()]/g, " , ").split(/\s+/).filter(Boolean);
   for (let i = 0; i < words.length; i++) {
     const w = words[i]!.toLowerCase();
@@ -170,15 +173,21 @@ function plainCommands(gov: string): string[] {
   return out;
 }
 
-/** Plain words a ban governs: actions ("create a PR"), programs ("pip"), kinds of file ("snapshot files"), path words (".env", "public/"). */
-function compileWords(gov: string, behavior: Behavior, ctx: BanCtx): number {
+/** Actions named in words ("create a PR", "update dependencies", "push to `develop`"). */
+function phrases(gov: string, behavior: Behavior, ctx: BanCtx): number {
   let n = 0;
   for (const p of PHRASES) {
     const m = p.re.exec(gov);
     if (!m) continue;
-    for (const r of p.rules) ctx.add(behavior, r.replace("$1", m[1] ?? ""));
+    for (const r of p.rules) ctx.add(behavior, r.replace("$1", m[1] ?? m[2] ?? ""));
     n++;
   }
+  return n;
+}
+
+/** Plain words a ban governs: actions ("create a PR"), programs ("pip"), kinds of file ("snapshot files"), path words (".env", "public/"). */
+function compileWords(gov: string, behavior: Behavior, ctx: BanCtx): number {
+  let n = phrases(gov, behavior, ctx);
   for (const c of plainCommands(gov)) {
     const rule = commandRule(c);
     if (rule && !valid(rule)) (ctx.add(behavior, rule), n++);
@@ -223,7 +232,10 @@ export function compileBans(s: string, ctx: BanCtx): number {
       ctx.why.push(reason);
       continue;
     }
-    let k = spans(clause).length || PASSIVE.test(clause) || PRONOUN.test(clause.slice(from)) ? compileClause(clause, behavior, from, ctx) : 0;
+    const sp = spans(clause);
+    let k = sp.length || PASSIVE.test(clause) || PRONOUN.test(clause.slice(from)) ? compileClause(clause, behavior, from, ctx) : 0;
+    // "Never update dependencies, `package.json`, …": an action in words before the spans the clause also names
+    if (k && sp[0] && sp[0].at > from) k += phrases(clause.slice(from, sp[0].at), behavior, ctx);
     if (!k) k = compileWords(s.slice(s.indexOf(clause) + from), behavior, ctx);
     const context = !k && ctx.context?.();
     if (context) k = referent(clause.slice(from), context, behavior, ctx);

@@ -19,9 +19,9 @@
 import { classify, conflictOf, isInstruction, toldCommands, toldFence, type AdviceKind } from "./advice.ts";
 import { compileBans, type BanCtx, type Behavior } from "./bans.ts";
 import { lineOf, parseBlocks, type Fence, type Item } from "./blocks.ts";
-import { parseReminder, type Reminder } from "./remind.ts";
+import { isCommitTrigger, parseReminder, type Reminder } from "./remind.ts";
 import { alternatives, generated, immutable, notSpan } from "./shapes.ts";
-import { plain, sentences, spans, valid } from "./text.ts";
+import { looksLikeCommand, looksLikePath, pathSpec, plain, sentences, spans, valid } from "./text.ts";
 import { ASK, LABEL, NOT_ASK, PROHIBIT, UNLESS_ASKED } from "./words.ts";
 
 export type { Behavior } from "./bans.ts";
@@ -214,6 +214,36 @@ function leadItem(lead: string, item: Item, st: State): boolean {
   return true;
 }
 
+/** A command listed under a "Before Every Commit" heading: a reminder before a commit. */
+function whenItem(when: string, item: Item, st: State): boolean {
+  const first = spans(item.text)[0];
+  if (!first || first.at !== 0 || !looksLikeCommand(first.text)) return false;
+  const before = st.out.reminders.length;
+  compileSentence(`Run \`${first.text}\` ${when.toLowerCase()}`, item.line, { ...item, code: undefined }, st);
+  const r = st.out.reminders[before];
+  if (r) r.text = item.text;
+  return st.out.reminders.length > before;
+}
+
+/** "`P` — generated Cap'n Proto types, do not edit directly", "`P` — Shared types (deprecated, never modify)". */
+const PATH_ITEM = /^`([^`]+)`\s*(?:—|–|-|:)\s+(.+)$/;
+const GENERATED_DESC = /^\(?(?:auto-?|automatically\s+|machine-)?generated\b|\b(?:auto-?|automatically\s+)generated\b|\bgenerated\s+(?:by|from)\b/i;
+// the verb has no object of its own ("do not edit directly", "never modify –"): what it bans is the item's path
+const EDIT_BAN = /\b(?:never|do\s+not|don['’]t|must\s+not)\s+(?:(?:hand-?)?edit|modify|change|touch)\b(?=\s*(?:directly|manually|by\s+hand)?\s*(?:$|[.;,)–—-]))/i;
+
+/** A list item that names a path and says, in its description, that the path is generated or must not be edited: an Edit denial of the path. */
+function pathItem(item: Item, st: State): void {
+  const m = PATH_ITEM.exec(item.text);
+  if (!m) return;
+  const p = m[1]!.trim();
+  if (!looksLikePath(p) || !/[./*]/.test(p)) return;
+  // (the first sentence of the description: a later one may be about other files)
+  const desc = plain(sentences(m[2]!)[0]?.text ?? "");
+  if (!GENERATED_DESC.test(desc) && !EDIT_BAN.test(desc)) return;
+  if (/\b(?:parts?|portions?|sections?|some)\s+of\b|\bunless\b|\bexcept\b/i.test(desc)) return;
+  addRule(st, { behavior: "deny", rule: `Edit(${pathSpec(p)})`, file: st.file, line: item.line, text: item.text, scope: st.scope, hint: GENERATED_DESC.test(desc) ? "it is generated: change its source and regenerate" : "it must not be edited" }, true);
+}
+
 /** A lead-in's text with its own spans removed ("produced by `make gen`"), or undefined when it governs nothing. */
 function leadIn(s: string): string | undefined {
   // (plain() only removes characters: without a colon there is none after it)
@@ -237,6 +267,7 @@ export function compileAgentsMd(text: string, file: string, scope: string): Comp
   }
   let lead: string | undefined;
   let headingLead: string | undefined;
+  let headingWhen: string | undefined;
   for (const item of items) {
     if (item.data) {
       if (PROHIBIT.test(item.text) || ASK.test(item.text)) out.unenforced.push({ file, line: item.line, text: item.text, why: `line longer than 4000 characters`, kind: "data" });
@@ -249,8 +280,11 @@ export function compileAgentsMd(text: string, file: string, scope: string): Comp
       const before = out.rules.length;
       compileSentence(item.text, item.line, item, st);
       headingLead = out.rules.length === before ? leadIn(`${item.text}:`) : undefined;
+      headingWhen = out.rules.length === before && isCommitTrigger(plain(item.text)) ? plain(item.text).trim() : undefined;
       continue;
     }
+    if (headingWhen && item.bullet && item.text.startsWith("`") && whenItem(headingWhen, item, st)) continue;
+    if (item.bullet && item.text.startsWith("`")) pathItem(item, st);
     const gov = lead ?? (item.bullet ? headingLead : undefined);
     if (gov && item.bullet && item.text.startsWith("`") && leadItem(gov, item, st)) continue;
     if (!item.bullet) lead = undefined;

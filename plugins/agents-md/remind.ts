@@ -35,7 +35,9 @@ const LEAD = /^(?:otherwise|also|then|and|finally|additionally)\s*,?\s*/i;
 const TRIGGER_WORD = /\b(after|when|whenever|once|if|before|prior\s+to|at\s+the\s+end\s+of)\b/i;
 const RUN_SPLIT = /,?\s*(?:then\s+|also\s+|always\s+|please\s+)?\b(?:run|re-?run|execute|invoke|call|regenerate|recompile|use|update)\b/i;
 const CHANGE = /\b(?:chang|edit|modif|touch|updat|writ|add)\w*\b|\bchanges\b/i;
-const COMMIT = /\b(?:before|prior\s+to)\s+(?:you\s+)?(?:commit|committing|finaliz\w*|finish\w*|marking\s+(?:work|the\s+task|it)\s+(?:as\s+)?(?:complete|ready|done)|submitting|pushing|opening\s+a\s+pr|you\s+(?:are\s+)?(?:done|finish))|\bat\s+the\s+end\s+of\s+(?:a|the|your|each)\s+(?:task|change|session)\b|\bbefore\s+(?:you\s+)?(?:are\s+)?done\b/i;
+const COMMIT = /\b(?:before|prior\s+to)\s+(?:you\s+)?(?:(?:every|each|any|a)\s+)?(?:commit|committing|finaliz\w*|finish\w*|marking\s+(?:work|the\s+task|it)\s+(?:as\s+)?(?:complete|ready|done)|submitting|pushing|opening\s+a\s+pr|you\s+(?:are\s+)?(?:done|finish))|\bat\s+the\s+end\s+of\s+(?:a|the|your|each)\s+(?:task|change|session)\b|\bbefore\s+(?:you\s+)?(?:are\s+)?done\b/i;
+/** "Before Every Commit", "Before committing": a heading that says when the commands listed under it are run. */
+export const isCommitTrigger = (s: string) => !s.includes("`") && COMMIT.test(s);
 const AFTER_RUN = /\bafter\s+running\s+`([^`]+)`/i;
 const NEGATED = /\boutside\s+(?:of\s+)?|\bexcept\b|\bother\s+than\b|\bunless\b/i;
 const SCRIPT = /^[\w./-]+\.(?:sh|py|nu|js|mjs|ts|rb|pl|bash|ps1)(?:\s.*)?$/;

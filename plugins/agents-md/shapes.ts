@@ -15,6 +15,7 @@ const ALTERNATIVES: Array<{ re: RegExp; want: number; avoid: number; soft?: bool
   { re: new RegExp(`\\binstead\\s+of\\s+${SPANS}\\s*,?\\s*use\\s+(\`[^\`]+\`)`, "i"), want: 2, avoid: 1 },
   { re: new RegExp(`^(\`[^\`]+\`)\\s*,\\s*not\\s+${SPANS}`, "i"), want: 1, avoid: 2 },
 ];
+const SPAN_NOT_WORDS = /\b(?:use|run)\s+`([^`]+)`\s*,?\s*(?:not|instead\s+of|rather\s+than)\s+([a-z][\w-]*(?:\s*(?:,\s*or|,|or|and)\s*[a-z][\w-]*)*)\s*[.;!]?\s*$/i;
 const PLAIN_ALT = /^(?:only\s+)?(?:use\s+)?([a-z][\w-]*)\s*(?:,|;)?\s*(?:not|never|instead\s+of|rather\s+than)\s+([a-z][\w-]*)\b/i;
 
 const program = (t: string) => t.replace(/^`|`$/g, "").trim().split(/\s+/)[0]!.toLowerCase();
@@ -37,6 +38,16 @@ export function alternatives(s: string, ctx: BanCtx): boolean {
       if (rule && !valid(rule)) ctx.add("deny", rule, `use \`${want}\` instead`);
     }
     return true;
+  }
+  // "Use `pnpm`, not npm or yarn": the avoided programs in plain words
+  const wm = SPAN_NOT_WORDS.exec(s);
+  if (wm) {
+    const want = wm[1]!.trim();
+    const avoid = wm[2]!.split(/\s*(?:,\s*or|,|\bor\b|\band\b)\s*/i).map((w) => w.trim().toLowerCase()).filter(Boolean);
+    if (PROGRAMS.has(program(want)) && avoid.length && avoid.every((a) => PROGRAMS.has(a))) {
+      for (const a of avoid) ctx.add("deny", `Bash(${a} *)`, `use \`${want}\` instead`);
+      return true;
+    }
   }
   const pm = PLAIN_ALT.exec(s.trim());
   if (pm && PROGRAMS.has(pm[1]!.toLowerCase()) && PROGRAMS.has(pm[2]!.toLowerCase())) {

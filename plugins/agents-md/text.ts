@@ -94,9 +94,25 @@ export function sentences(text: string): Array<{ text: string; at: number }> {
 /** Clause boundaries: "—", " - ", ": ", "->", "but/yet/so/otherwise…", and commas that do not continue a list of code spans. */
 const CLAUSE_END = /\s+[-—–]\s+|—|–|:\s|\s+->\s+|\s*→\s*|\s+(?:but|yet|so|otherwise|though|although|whereas|however)\s+|,(?!\s*(?:(?:or|and)\s+)?`)/i;
 
-/** Clauses of a sentence ("never run `a`, `b` or `c`" stays one clause). */
+/** A clause that ends on its verb ("Do not create", "Do not create, modify"): its object is in the next clause. */
+const DANGLING_VERB = /\b(?:create|add|edit|modify|change|touch|write|overwrite|update|delete|remove|rename|move|run|execute|use|read|open|suggest|commit|install)\s*$/i;
+const NEXT_VERB = /^(?:(?:or|and)\s+)?[a-z][\w-]*\b/i;
+
+/**
+ * Clauses of a sentence ("never run `a`, `b` or `c`" stays one clause; so does a list of verbs cut at its
+ * commas, "Do not create, modify, or suggest `x`").
+ */
 export function clauses(s: string): string[] {
-  return splitOutsideCode(s, CLAUSE_END, false).map((c) => c.text);
+  const parts = splitOutsideCode(s, CLAUSE_END, false);
+  for (let i = 0; i + 1 < parts.length; i++) {
+    const a = parts[i]!;
+    const b = parts[i + 1]!;
+    if (!a.text.includes("`") && DANGLING_VERB.test(a.text) && NEXT_VERB.test(b.text) && s[a.at + a.text.length] === ",") {
+      parts.splice(i, 2, { text: s.slice(a.at, b.at + b.text.length), at: a.at });
+      i--;
+    }
+  }
+  return parts.map((c) => c.text);
 }
 
 const TOOL_NAMES = new Set([...KNOWN_TOOLS, "Task", "exec_command", "write_stdin"]);

@@ -44,7 +44,8 @@ export const PHRASES: Array<{ re: RegExp; rules: string[] }> = [
   { re: /\bstash(?:ing)?\b/i, rules: ["Bash(git stash *)"] },
   { re: /\b(?:create|add)\s+(?:a\s+|another\s+|new\s+)?(?:git\s+)?worktrees?\b|\b(?:create|switch\s+to)\s+(?:or\s+switch\s+to\s+)?(?:another|a\s+new|a\s+different)\s+git\s+worktree\b/i, rules: ["Bash(git worktree add *)"] },
   { re: /\b(?:create|switch)\s+(?:or\s+switch\s+)?(?:to\s+)?(?:new\s+|other\s+|another\s+)?branch(?:es)?\b/i, rules: ["Bash(git switch *)", "Bash(git checkout -b *)"] },
-  { re: /\bpush(?:ing)?\s+(?:directly\s+)?(?:to\s+)?`?(main|master)`?(?![\w-])/i, rules: ["Bash(git push * $1 *)"] },
+  { re: /\bpush(?:ing)?\s+(?:directly\s+)?(?:to\s+)?`?(main|master)`?(?![\w-])|\bpush(?:ing)?\s+(?:directly\s+)?(?:to|on|onto|into)\s+(?:the\s+)?`([\w./-]+)`/i, rules: ["Bash(git push * $1 *)"] },
+  { re: /\b(?:updat(?:e|ing)|upgrad(?:e|ing)|bump(?:ing)?)\s+(?:the\s+|any\s+)?(?:dependencies|dependency|packages|deps)\b/i, rules: ["Bash(npm update *)", "Bash(yarn upgrade *)", "Bash(yarn up *)", "Bash(pnpm update *)", "Bash(pnpm up *)", "Bash(cargo update *)", "Bash(poetry update *)", "Bash(uv lock --upgrade *)"] },
   { re: /\b(?:add(?:ing)?|install(?:ing)?)\s+(?:new\s+|any\s+|more\s+)?(?:dependencies|dependency|packages?|deps)\b/i, rules: ["Bash(uv add *)", "Bash(poetry add *)", "Bash(pnpm add *)", "Bash(yarn add *)", "Bash(npm install *)", "Bash(cargo add *)", "Bash(go get *)"] },
   { re: /\b(?:modify|modifying|change|changing|edit|editing|touch|touching)\s+(?:the\s+)?ci\b/i, rules: ["Edit(.github/workflows/**)", "Edit(.gitlab-ci.yml)", "Edit(.circleci/**)"] },
 ];
