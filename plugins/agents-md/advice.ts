@@ -59,7 +59,7 @@ export function toldFence(tag: string, lines: Array<{ no: number; text: string }
 }
 
 /** The first told command a Bash rule would catch (same program only, so this stays cheap). */
-export function conflictOf(rule: string, told: Map<string, number>, cwd: string, facts: Map<string, CallFacts>): { command: string; line: number } | undefined {
+export function conflictOf(rule: string, told: Map<string, number>, cwd: string, facts: Map<string, CallFacts>, words = new Map<string, string[]>()): { command: string; line: number } | undefined {
   if (!rule.startsWith("Bash(")) return undefined;
   let parsed: ParsedRule;
   try {
@@ -69,7 +69,9 @@ export function conflictOf(rule: string, told: Map<string, number>, cwd: string,
   }
   const prog = rule.slice(5).split(/[\s)]/)[0]!;
   for (const [command, line] of told) {
-    if (prog !== "*" && !command.split(/\s+/).includes(prog)) continue;
+    let w = words.get(command);
+    if (!w) words.set(command, (w = command.split(/\s+/)));
+    if (prog !== "*" && !w.includes(prog)) continue;
     let f = facts.get(command);
     if (!f) facts.set(command, (f = callFacts("Bash", { command }, cwd)));
     if (ruleHit(parsed, f, "deny", cwd)) return { command, line };

@@ -246,8 +246,10 @@ function pathItem(item: Item, st: State): void {
 
 /** A lead-in's text with its own spans removed ("produced by `make gen`"), or undefined when it governs nothing. */
 function leadIn(s: string): string | undefined {
-  // (plain() only removes characters: without a colon there is none after it)
-  if (!s.includes(":")) return undefined;
+  // plain() only removes characters (emphasis markers, a link's brackets and target): a lead-in that ends
+  // with a colon after it ends with a colon, a marker or a link's ")" before it
+  const end = s.trimEnd().at(-1);
+  if (end !== ":" && end !== "*" && end !== "_" && end !== ")") return undefined;
   const p = plain(s).trim();
   if (!p.endsWith(":")) return undefined;
   const body = p.replace(/:\s*$/, "");
@@ -308,9 +310,10 @@ function resolveConflicts(st: State): void {
   if (!st.told.size || !st.prose.size) return;
   const keep: CompiledRule[] = [];
   const facts = new Map();
+  const words = new Map<string, string[]>();
   for (const r of st.out.rules) {
     // (an ask blocks nothing: the user may still say yes)
-    const c = st.prose.has(r) && r.behavior === "deny" ? conflictOf(r.rule, st.told, st.scope, facts) : undefined;
+    const c = st.prose.has(r) && r.behavior === "deny" ? conflictOf(r.rule, st.told, st.scope, facts, words) : undefined;
     if (!c) keep.push(r);
     else st.out.unenforced.push({ file: r.file, line: r.line, text: r.text, why: `${r.behavior} ${r.rule} would block \`${c.command}\`, which line ${c.line} tells the agent to run`, kind: "conflict" });
   }
