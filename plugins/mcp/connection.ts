@@ -11,7 +11,6 @@
  * return is one `onChange` (one rebuild, one list_changed); failed retries change nothing.
  */
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { errorMessage, type Logger, type ToolCallContext, type ToolResult } from "../../core/index.ts";
 import type { ServerSpec } from "./config.ts";
@@ -20,6 +19,7 @@ import { LightSignal } from "../../lib/light-signal.ts";
 import { err, listAll, toToolResult, type Lenient } from "./wire.ts";
 import { loadSdk, sdkLoaded } from "./sdk.ts";
 import { StderrTail } from "./stderr.ts";
+import { stdioTransport, type StdioTransport } from "./stdio.ts";
 import { backoffMs, maxBackoffMs, RECONNECT, Retrier } from "./retry.ts";
 
 export type ConnStatus = "pending" | "connected" | "reconnecting" | "failed" | "closed";
@@ -136,12 +136,12 @@ export class McpConnection {
     return tail ? `${msg}\nLast stderr lines of ${this.spec.label}:\n${tail}` : msg;
   }
 
-  private makeStdio(): StdioClientTransport {
+  private makeStdio(): StdioTransport {
     const s = this.spec;
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
     Object.assign(env, s.env);
-    const t = new (sdkLoaded().StdioClientTransport)({ command: s.command!, args: s.args, env, cwd: s.cwd ?? this.cwd, stderr: "pipe" });
+    const t = stdioTransport({ command: s.command!, args: s.args, env, cwd: s.cwd ?? this.cwd });
     t.stderr?.on("data", (c: Buffer) => this.stderr.add(c));
     return t;
   }

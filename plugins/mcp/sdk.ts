@@ -7,6 +7,7 @@ import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdi
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import type * as Types from "@modelcontextprotocol/sdk/types.js";
+import type * as StdioShared from "@modelcontextprotocol/sdk/shared/stdio.js";
 
 export interface McpSdk {
   Client: typeof Client;
@@ -14,6 +15,8 @@ export interface McpSdk {
   StreamableHTTPClientTransport: typeof StreamableHTTPClientTransport;
   SSEClientTransport: typeof SSEClientTransport;
   types: typeof Types;
+  /** Line framing of the stdio transport (plugins/mcp/stdio.ts). */
+  stdio: typeof StdioShared;
 }
 
 let sdk: McpSdk | undefined;
@@ -26,7 +29,8 @@ export function loadSdk(): Promise<McpSdk> {
     import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
     import("@modelcontextprotocol/sdk/client/sse.js"),
     import("@modelcontextprotocol/sdk/types.js"),
-  ]).then(([c, stdio, http, sse, types]) => (sdk = { Client: c.Client, StdioClientTransport: stdio.StdioClientTransport, StreamableHTTPClientTransport: http.StreamableHTTPClientTransport, SSEClientTransport: sse.SSEClientTransport, types }));
+    import("@modelcontextprotocol/sdk/shared/stdio.js"),
+  ]).then(([c, stdio, http, sse, types, framing]) => (sdk = { Client: c.Client, StdioClientTransport: stdio.StdioClientTransport, StreamableHTTPClientTransport: http.StreamableHTTPClientTransport, SSEClientTransport: sse.SSEClientTransport, types, stdio: framing }));
   return loading;
 }
 
