@@ -68,14 +68,18 @@ export function ruleNames(rule: string, name: string): boolean {
 function hookMatches(events: Record<string, unknown[]>, name: string): boolean {
   for (const ev of ["PreToolUse", "PermissionRequest"]) {
     for (const g of events?.[ev] ?? []) {
-      const m = (g as { matcher?: unknown })?.matcher;
-      if (m === undefined || m === "" || m === "*" || typeof m !== "string") return true;
-      try {
-        if (new RegExp(`^(?:${m})$`).test(name) || m.split("|").includes(name)) return true;
-      } catch {
-        return true;
-      }
+      if (matcherMayMatch((g as { matcher?: unknown })?.matcher, name)) return true;
     }
   }
   return false;
+}
+
+/** Could a hook group's `matcher` match tool `name`? Conservative: an absent, wildcard or unreadable matcher may. */
+export function matcherMayMatch(m: unknown, name: string): boolean {
+  if (m === undefined || m === "" || m === "*" || typeof m !== "string") return true;
+  try {
+    return new RegExp(`^(?:${m})$`).test(name) || m.split(/[|,]/).map((s) => s.trim()).includes(name);
+  } catch {
+    return true;
+  }
 }

@@ -8,7 +8,7 @@ import { readDenyFilter } from "../../lib/rules/match.ts";
 import { denyDecision, factsFor, fallbackDecision, PLUGIN_NAME, rulesDecision, toolDecision, type CallView } from "./decide.ts";
 import { runExamples } from "./examples.ts";
 import { collectRules, unknownToolWarnings, where, type RuleEntry, type RuleSet } from "./rules.ts";
-import { grantsFor, projectConfigGate, refusedGrants, refuseForeignHookAllows, rulesForCalls, userGrants } from "./grants.ts";
+import { grantsFor, hookGrantsFor, projectConfigGate, refusedGrants, refuseForeignHookAllows, refuseHookAllow, rulesForCalls, userGrants, type HookAt } from "./grants.ts";
 
 /** build.preToolUse: after every command hook (COMMAND_HOOKS_STAGE), so their allows are all in. */
 const PRE_TOOL_USE_STAGE_GRANTS = 1000;
@@ -17,6 +17,9 @@ export interface GrantsView {
   current?: (tool: Tool) => ReturnType<typeof grantsFor>;
   /** Every rule of the last build plus the session rules, in evaluation order (the "permissions.rules" service). */
   rules?: () => { rules: RuleEntry[]; additionalDirectories: string[] };
+  /** Per generation: is a hook's allow of plugin `id` for this call refused? (traced on the call; the "permissions.grants" service's hookAllowRefused). */
+  hookAllow?: WeakMap<object, (call: CallState, id: string, at: HookAt) => string | undefined>;
+  latestHookAllow?: (call: CallState, id: string, at: HookAt) => string | undefined;
 }
 
 type Prepared = { call: CallState; tool: CallState["tool"]; input: unknown; view: CallView; facts: ReturnType<typeof factsFor> };
@@ -33,7 +36,10 @@ export function tapBuild(ctx: PluginContext, session: RuleEntry[], build: BuildV
   const rules = rulesForCalls(rs, session);
   const prepared = callPreparer();
   if (view) {
-    view.current = (tool) => grantsFor(rs, session, tool);
+    view.current = (tool) => [...grantsFor(rs, session, tool), ...hookGrantsFor(build.plugins, grants, tool)];
+    const refuse = (call: CallState, id: string, at: HookAt) => refuseHookAllow(build.plugins, grants, call, id, at);
+    (view.hookAllow ??= new WeakMap()).set(build, refuse);
+    view.latestHookAllow = refuse;
     const of = (b: RuleEntry["behavior"]) => [...rs[b], ...session.filter((e) => e.behavior === b)];
     view.rules = () => ({ rules: [...of("deny"), ...of("ask"), ...of("allow")], additionalDirectories: rs.additionalDirectories });
   }

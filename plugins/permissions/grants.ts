@@ -9,7 +9,12 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { BuildView, CallState, LoadedPlugin, PluginContext, PoolSnapshot, PreToolUseContext, ProblemReport, Tool } from "../../core/index.ts";
+import { TRACE } from "../../core/index.ts";
+import { matcherMayMatch } from "../../lib/approval.ts";
+import { handlersOf } from "../../lib/hook-scripts.ts";
 import { where, type PluginGrant, type RuleEntry, type RuleSet } from "./rules.ts";
+
+const PLUGIN = "permissions";
 
 export const PLUGIN_TRUST_SCHEMA = {
   type: "object",
@@ -97,6 +102,40 @@ export function rulesForCalls(rs: RuleSet, session: RuleEntry[]): (call?: CallSt
   };
 }
 
+/** Where a hook's answer is written, for the refusal's message. */
+export interface HookAt {
+  event: string;
+  file?: string;
+  path?: string;
+}
+
+/**
+ * May the hook of plugin `id` answer `allow` for `tool`? Only an outside plugin's hook is ever refused
+ * (not the user's config or settings, not a bundled or in-process plugin), and only for a tool not its
+ * own, unless the user's pluginTrust says "grant". Returns the refusal ("grant refused: …") or undefined.
+ * A refused allow is dropped: the call goes on as if the hook had not answered (the rules, then an ask).
+ */
+export function hookAllowRefused(plugins: readonly LoadedPlugin[], grants: (id: string) => PluginGrant | undefined, id: string, tool: Tool, at: HookAt): string | undefined {
+  const lp = plugins.find((p) => p.id === id);
+  if (!lp || lp.kind !== "plugin" || lp.source.kind === "bundled" || tool.plugin === id || grants(id) === "grant") return undefined;
+  const file = at.file ?? lp.manifestFile ?? lp.root;
+  return `grant refused: plugin "${id}" may not allow tool ${tool.name} (file ${file}${at.path ?? ""}): its ${at.event} hook answered allow, but a plugin's hook may allow only the plugin's own tools, so the call is decided as if it had not answered; to let it allow more, add pluginTrust: {"${id}": "grant"} to your own toolhost config (--config / createHost({config})) or TOOLHOST_HOME/trust.json`;
+}
+
+/** A refused hook allow, on the call's trace (stage `grant.refused`) and as a note on its result. */
+function traceRefusal(call: CallState, id: string, at: HookAt, message: string): void {
+  call[TRACE].push({ stage: "grant.refused", plugin: PLUGIN, ms: 0, outcome: "refused", detail: { hookPlugin: id, event: at.event, file: at.file, jsonPath: at.path, message } });
+  call.notes.push(`toolhost: ${message}`);
+}
+
+/** hookAllowRefused, traced: the command hooks' PermissionRequest path asks this for each allow (the permissions.grants service). */
+export function refuseHookAllow(plugins: readonly LoadedPlugin[], grants: (id: string) => PluginGrant | undefined, call: CallState, id: string, at: HookAt): string | undefined {
+  const tool = call.tool;
+  const why = tool && hookAllowRefused(plugins, grants, id, tool, at);
+  if (why) traceRefusal(call, id, at, why);
+  return why || undefined;
+}
+
 /**
  * build.preToolUse, after the command hooks: a PreToolUse `allow` from an outside plugin's hook counts
  * only for that plugin's own tools (unless granted); a refused one is dropped and traced, so the call
@@ -109,11 +148,33 @@ export function refuseForeignHookAllows(pre: PreToolUseContext, plugins: readonl
     const d = pre.decisions[i]!;
     if (d.decision !== "allow") continue;
     const id = d.source.split(": ")[0]!;
-    const lp = plugins.find((p) => p.id === id);
-    if (!lp || lp.kind !== "plugin" || lp.source.kind === "bundled" || tool.plugin === id || grants(id) === "grant") continue;
+    // the hook's own trace entry says where it is written
+    const entry = pre.call[TRACE].find((t) => t.stage === "hook.PreToolUse" && t.plugin === id && t.outcome === "allow");
+    const detail = (entry?.detail ?? {}) as { file?: string; jsonPath?: string };
+    const at = { event: "PreToolUse", file: detail.file, path: detail.jsonPath };
+    const why = hookAllowRefused(plugins, grants, id, tool, at);
+    if (!why) continue;
     (pre.decisions as Array<(typeof pre.decisions)[number]>).splice(i, 1);
-    pre.addContext(`toolhost: the PreToolUse hook of plugin "${id}" allowed ${tool.name}, which is not its own tool; its allow is refused (the user's pluginTrust did not grant it) and the call's rules decide`, "permissions");
+    traceRefusal(pre.call, id, at, why);
   }
+}
+
+/** explain: an outside plugin's PreToolUse / PermissionRequest hooks that may answer for `tool`, and whether an allow of theirs would count. */
+export function hookGrantsFor(plugins: readonly LoadedPlugin[], grants: (id: string) => PluginGrant | undefined, tool: Tool): Array<{ rule: string; plugin: string; file: string | null; path: string; applies: string }> {
+  const out = [];
+  for (const lp of plugins) {
+    if (lp.kind !== "plugin" || lp.source.kind === "bundled") continue;
+    for (const c of lp.components.hooks) {
+      for (const h of handlersOf(c.value as Record<string, unknown>, c.jsonPath || "/")) {
+        if ((h.event !== "PreToolUse" && h.event !== "PermissionRequest") || !matcherMayMatch(h.matcher, tool.name)) continue;
+        const at = { event: h.event, file: c.file, path: h.path };
+        const why = hookAllowRefused(plugins, grants, lp.id, tool, at);
+        const applies = why ? `refused: plugin "${lp.id}" may not allow tool ${tool.name}; an allow from this hook is dropped and the call asks as usual` : tool.plugin === lp.id ? `yes (plugin "${lp.id}"'s own tool)` : `yes (pluginTrust grants plugin "${lp.id}")`;
+        out.push({ rule: `${h.event} hook${h.matcher ? ` (matcher "${h.matcher}")` : ""}: allow`, plugin: lp.id, file: c.file, path: h.path, applies });
+      }
+    }
+  }
+  return out;
 }
 
 /** explain: the allow rules that name a tool, where each came from, and whether it applies. */

@@ -11,13 +11,13 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { definePlugin, type PermissionRuleUpdate, type PluginContext, type ProblemReport } from "../../core/index.ts";
+import { definePlugin, type CallState, type PermissionRuleUpdate, type PluginContext, type ProblemReport } from "../../core/index.ts";
 import { analyzeBash } from "../../lib/rules/bash.ts";
 import { PLUGIN_NAME } from "./decide.ts";
 import { EDIT_TOOLS, READ_TOOLS } from "../../lib/rules/rule.ts";
 import { makeEntry, type RuleEntry } from "./rules.ts";
 import { tapBuild, type GrantsView } from "./build.ts";
-import { PLUGIN_TRUST_SCHEMA } from "./grants.ts";
+import { PLUGIN_TRUST_SCHEMA, type HookAt } from "./grants.ts";
 
 /**
  * build.permission: the last word, after every other plugin's taps — dontAsk denies, otherwise an ask
@@ -33,7 +33,11 @@ export default definePlugin({
     const grants: GrantsView = {};
     ctx.contributeConfig("pluginTrust", PLUGIN_TRUST_SCHEMA);
     // explain: which allow rules name a tool, where each came from, and whether it applies.
-    ctx.provide("permissions.grants", { forTool: (tool: Parameters<NonNullable<GrantsView["current"]>>[0]) => grants.current?.(tool) ?? [] });
+    // hookAllowRefused: command-hooks asks it for each PermissionRequest allow (a plugin's hook allows only its own tools).
+    ctx.provide("permissions.grants", {
+      forTool: (tool: Parameters<NonNullable<GrantsView["current"]>>[0]) => grants.current?.(tool) ?? [],
+      hookAllowRefused: (call: CallState, plugin: string, at: HookAt, build?: object) => ((build && grants.hookAllow?.get(build)) || grants.latestHookAllow)?.(call, plugin, at),
+    });
     // `toolhost rules`: the effective rules in evaluation order, with where each one is written.
     ctx.provide("permissions.rules", { current: () => grants.rules?.() ?? { rules: [], additionalDirectories: [] } });
     ctx.hooks.addPermissionRule.tap(PLUGIN_NAME, (update) => addPermissionRule(ctx, session, update));
