@@ -154,6 +154,10 @@ describe("a plugin's PermissionRequest hook answering allow reaches only its own
   const bash = (extra: string[] = []) => runCli(["call", "Bash", JSON.stringify({ command: "touch made-by-bash" }), "--plugin-dir", plug, "--json", ...extra], { cwd: proj, env: env() });
 
   it("headless: the hook's allow for Bash is refused, so the ask is not answered and nothing runs; the trace says why", async () => {
+    // Claude Code runs the call on the plugin hook's answer (recorded: fixtures/cc-plugin-permission-request-allow.json)
+    const recorded = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, "fixtures", "cc-plugin-permission-request-allow.json"), "utf8")).withPluginPermissionRequestHook;
+    expect(recorded.fileCreated).toBe(true);
+    expect(recorded.results[0].meta[0].permission_decision).toMatchObject({ decision: "accept", source: "hook" });
     const r = await bash();
     expect(r.code).toBe(2);
     const out = r.json();
