@@ -249,6 +249,8 @@ export function resolveServers(
   const problems: ProblemReport[] = [];
   const specs: ServerSpec[] = [];
   const bySegment = new Map<string, ServerSpec>();
+  // segments two plugins' servers both claim: neither is started, and later claims are ignored too
+  const contested = new Set<string>();
   const ordered = [...plugins].sort((a, b) => (KIND_RANK[a.kind] ?? 9) - (KIND_RANK[b.kind] ?? 9));
   for (const lp of ordered) {
     for (const comp of lp.components.mcpServers) {
@@ -259,6 +261,20 @@ export function resolveServers(
         const spec = resolveEntry({ lp, file: comp.file, jsonPath, name }, raw, problem, { cwd: opts.cwd, env });
         if (!spec) continue;
         const dup = bySegment.get(spec.segment);
+        if (dup && (dup.pluginKind === "plugin" || spec.pluginKind === "plugin") && dup.plugin !== spec.plugin) {
+          // A plugin's server owns mcp__plugin_<plugin>_<server>__*: no other source may take those names.
+          const owner = ownerOf(dup, spec);
+          for (const taker of owner ? [owner === dup ? spec : dup] : [dup, spec]) {
+            const other = taker === dup ? spec : dup;
+            problems.push({ plugin: taker.plugin, file: taker.file, path: taker.jsonPath, severity: "error", message: `MCP server "${taker.name}" (${source(taker)}, ${taker.file} ${taker.jsonPath}) is refused: its tool names mcp__${spec.segment}__* are those of ${owner ? "" : "another source's "}server "${other.name}" (${source(other)}, ${other.file} ${other.jsonPath})${owner ? ", and a plugin's server owns mcp__plugin_<plugin>_<server>__*" : "; two plugins' servers share the name, so neither is started"} — rename the server` });
+          }
+          const keep = owner ? [owner] : [];
+          specs.splice(specs.indexOf(dup), 1, ...keep);
+          if (owner) bySegment.set(spec.segment, owner);
+          else contested.add(spec.segment);
+          continue;
+        }
+        if (contested.has(spec.segment)) continue;
         if (dup) {
           problem(`also defined in ${dup.file} (${dup.jsonPath}), which takes precedence; this entry is ignored`, "warning");
           continue;
@@ -269,6 +285,17 @@ export function resolveServers(
     }
   }
   return { specs, problems };
+}
+
+/** Of two servers with one name segment, the plugin server whose own name it is (the other is not a plugin's), or undefined. */
+function ownerOf(a: ServerSpec, b: ServerSpec): ServerSpec | undefined {
+  if (a.pluginKind === "plugin" && b.pluginKind !== "plugin") return a;
+  if (b.pluginKind === "plugin" && a.pluginKind !== "plugin") return b;
+  return undefined;
+}
+
+function source(s: ServerSpec): string {
+  return s.pluginKind === "plugin" ? `plugin "${s.plugin}"` : s.pluginKind === "mcpjson" ? ".mcp.json" : `${s.pluginKind} "${s.plugin}"`;
 }
 
 /** `*` glob match on a tool's own (server-side) name. */
