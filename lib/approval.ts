@@ -15,14 +15,24 @@ export interface ApprovalContext {
   mode: string;
   /** Asks reach PermissionRequest/PreToolUse hooks (default mode, serve); in dontAsk a call is refused before them. */
   hooksAnswer: boolean;
+  /**
+   * May outside plugin `id` grant for `tool` — its own tool, or the user's pluginTrust (with `rule`: may that allow
+   * rule of its manifest apply)? The permissions plugin's answer; absent, every plugin's grant counts (conservative).
+   */
+  mayGrant?: (id: string, tool: Tool, rule?: string) => boolean;
 }
 
 /** What the plugins of one generation could approve, read once (per Build) instead of per tool. */
 interface Approvers {
   /** Some plugin runs code of its own in-process (an inline plugin, a plugin directory's main module). */
   inProcess: boolean;
-  allows: string[];
-  hooks: Array<Record<string, unknown[]>>;
+  allows: Array<{ rule: string } & Grantor>;
+  hooks: Array<{ events: Record<string, unknown[]> } & Grantor>;
+}
+/** Who wrote an allow rule or a hook: an outside plugin's grants reach only its own tools unless the user grants it more. */
+interface Grantor {
+  plugin: string;
+  outside: boolean;
 }
 const approversOf = new WeakMap<readonly LoadedPlugin[], Approvers>();
 
@@ -32,11 +42,18 @@ function approvers(plugins: readonly LoadedPlugin[]): Approvers {
   a = { inProcess: false, allows: [], hooks: [] };
   for (const lp of plugins) {
     if (lp.kind === "inline" || (lp.source.kind !== "bundled" && lp.components.main)) a.inProcess = true;
-    for (const r of lp.components.permissions?.value.allow ?? []) if (typeof r === "string") a.allows.push(r);
-    for (const h of lp.components.hooks) a.hooks.push(h.value);
+    const by = { plugin: lp.id, outside: lp.kind === "plugin" && lp.source.kind !== "bundled" };
+    for (const r of lp.components.permissions?.value.allow ?? []) if (typeof r === "string") a.allows.push({ rule: r, ...by });
+    for (const h of lp.components.hooks) a.hooks.push({ events: h.value, ...by });
   }
   approversOf.set(plugins, a);
   return a;
+}
+
+/** The permissions plugin's mayGrant for one generation (`build`; the latest when absent), if it is active. */
+export function grantCheck(host: { service<T>(name: string): T | undefined }, build?: object): ApprovalContext["mayGrant"] {
+  const svc = host.service<{ mayGrant?(build: object | undefined, id: string, tool: Tool, rule?: string): boolean }>("permissions.grants");
+  return svc?.mayGrant ? (id, tool, rule) => svc.mayGrant!(build, id, tool, rule) : undefined;
 }
 
 /** Why every call of `tool` needs approval, or undefined when some call may run unasked. */
@@ -49,8 +66,9 @@ export function alwaysNeedsApproval(tool: Tool, c: ApprovalContext): string | un
   if (tool.checkPermissions && !edit) return undefined; // its own check may approve (the built-in edit tools' approve only in acceptEdits)
   const a = approvers(c.plugins);
   if (a.inProcess) return undefined; // plugin code may approve in-process
-  if (a.allows.some((r) => ruleNames(r, tool.name))) return undefined;
-  if (c.hooksAnswer && a.hooks.some((h) => hookMatches(h, tool.name))) return undefined;
+  const counts = (g: Grantor, rule?: string) => !g.outside || !c.mayGrant || c.mayGrant(g.plugin, tool, rule);
+  if (a.allows.some((r) => ruleNames(r.rule, tool.name) && counts(r, r.rule))) return undefined;
+  if (c.hooksAnswer && a.hooks.some((h) => hookMatches(h.events, tool.name) && counts(h))) return undefined;
   return `no allow rule names ${tool.name}, it is not read-only, and no mode${c.hooksAnswer ? ", hook" : ""} or check of its own approves it: every call needs a person's approval`;
 }
 

@@ -1,6 +1,6 @@
 /** The pool's tools and results in MCP's wire shapes. */
 import { flag, type Host, type StopSignal, type Tool, type ToolResult } from "../../core/index.ts";
-import { alwaysNeedsApproval } from "../../lib/approval.ts";
+import { alwaysNeedsApproval, grantCheck } from "../../lib/approval.ts";
 import { toMcpToolEntry, type McpToolEntry } from "../../lib/mcp-tool.ts";
 
 export type McpTool = McpToolEntry;
@@ -39,6 +39,6 @@ export function toCallResult(r: ToolResult, stop?: StopSignal, context: string[]
 export function offeredTools(host: Host, sessionId: string, canAsk: boolean): Tool[] {
   const tools = host.visibleTools(sessionId);
   if (canAsk) return tools;
-  const c = { plugins: host.plugins, mode: host.mode, hooksAnswer: true };
+  const c = { plugins: host.plugins, mode: host.mode, hooksAnswer: true, mayGrant: grantCheck(host) };
   return tools.filter((t) => !alwaysNeedsApproval(t, c));
 }

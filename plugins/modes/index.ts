@@ -6,7 +6,7 @@
  * last good pool; on a first build an unknown set or mode serves no tools rather than all of them.
  */
 import { definePlugin, POOL_STAGE_MODE, type BuildView, type Exclusion, type PoolContext, type Tool } from "../../core/index.ts";
-import { alwaysNeedsApproval } from "../../lib/approval.ts";
+import { alwaysNeedsApproval, grantCheck } from "../../lib/approval.ts";
 import { checkFilters, configFile, PLUGIN_NAME, type FilterCheck } from "./check.ts";
 
 /** The note `explain` shows for a tool `toolhost serve` hides from clients that cannot be asked. */
@@ -42,7 +42,7 @@ function filter(build: BuildView, c: FilterCheck, tool: Tool): Exclusion | undef
   if (set && tool.name !== "ToolSearch" && !set.some((p) => p === tool.name || (p.endsWith("*") && tool.name.startsWith(p.slice(0, -1))))) {
     return { name: tool.name, reason: `not in the active tool set "${setName}"`, rule: `toolSet: ${setName}`, plugin: PLUGIN_NAME, file: configFile(build.plugins).file };
   }
-  const why = alwaysNeedsApproval(tool, { plugins: build.plugins, mode: build.mode, hooksAnswer: build.mode !== "dontAsk" });
+  const why = alwaysNeedsApproval(tool, { plugins: build.plugins, mode: build.mode, hooksAnswer: build.mode !== "dontAsk", mayGrant: grantCheck(build.host, build) });
   if (why && build.mode === "dontAsk") return { name: tool.name, reason: `dontAsk mode refuses every call that is not pre-approved, and nothing pre-approves this tool: ${why}`, rule: "mode: dontAsk", plugin: PLUGIN_NAME };
   if (why && !tool.notes?.some((n) => n.startsWith(SERVE_NOTE))) tool.notes = [...(tool.notes ?? []), `${SERVE_NOTE}: ${why}`];
   return undefined;

@@ -8,7 +8,7 @@ import { readDenyFilter } from "../../lib/rules/match.ts";
 import { denyDecision, factsFor, fallbackDecision, PLUGIN_NAME, rulesDecision, toolDecision, type CallView } from "./decide.ts";
 import { runExamples } from "./examples.ts";
 import { collectRules, unknownToolWarnings, where, type RuleEntry, type RuleSet } from "./rules.ts";
-import { grantsFor, hookGrantsFor, projectConfigGate, refusedGrants, refuseForeignHookAllows, refuseHookAllow, rulesForCalls, userGrants, type HookAt } from "./grants.ts";
+import { grantsFor, hookGrantsFor, mayGrant, projectConfigGate, refusedGrants, refuseForeignHookAllows, refuseHookAllow, rulesForCalls, userGrants, type HookAt } from "./grants.ts";
 
 /** build.preToolUse: after every command hook (COMMAND_HOOKS_STAGE), so their allows are all in. */
 const PRE_TOOL_USE_STAGE_GRANTS = 1000;
@@ -20,6 +20,9 @@ export interface GrantsView {
   /** Per generation: is a hook's allow of plugin `id` for this call refused? (traced on the call; the "permissions.grants" service's hookAllowRefused). */
   hookAllow?: WeakMap<object, (call: CallState, id: string, at: HookAt) => string | undefined>;
   latestHookAllow?: (call: CallState, id: string, at: HookAt) => string | undefined;
+  /** Per generation: may plugin `id` grant for `tool` (lib/approval.ts's mayGrant; the service's mayGrant). */
+  mayGrant?: WeakMap<object, (id: string, tool: Tool, rule?: string) => boolean>;
+  latestMayGrant?: (id: string, tool: Tool, rule?: string) => boolean;
 }
 
 type Prepared = { call: CallState; tool: CallState["tool"]; input: unknown; view: CallView; facts: ReturnType<typeof factsFor> };
@@ -40,6 +43,9 @@ export function tapBuild(ctx: PluginContext, session: RuleEntry[], build: BuildV
     const refuse = (call: CallState, id: string, at: HookAt) => refuseHookAllow(build.plugins, grants, call, id, at);
     (view.hookAllow ??= new WeakMap()).set(build, refuse);
     view.latestHookAllow = refuse;
+    const may = (id: string, tool: Tool, rule?: string) => mayGrant(build.plugins, grants, id, tool, rule);
+    (view.mayGrant ??= new WeakMap()).set(build, may);
+    view.latestMayGrant = may;
     const of = (b: RuleEntry["behavior"]) => [...rs[b], ...session.filter((e) => e.behavior === b)];
     view.rules = () => ({ rules: [...of("deny"), ...of("ask"), ...of("allow")], additionalDirectories: rs.additionalDirectories });
   }

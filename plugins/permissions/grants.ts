@@ -122,6 +122,17 @@ export function hookAllowRefused(plugins: readonly LoadedPlugin[], grants: (id: 
   return `grant refused: plugin "${id}" may not allow tool ${tool.name} (file ${file}${at.path ?? ""}): its ${at.event} hook answered allow, but a plugin's hook may allow only the plugin's own tools, so the call is decided as if it had not answered; to let it allow more, add pluginTrust: {"${id}": "grant"} to your own toolhost config (--config / createHost({config})) or TOOLHOST_HOME/trust.json`;
 }
 
+/**
+ * May outside plugin `id` grant for `tool` at all (lib/approval.ts: could anything of it approve a call unasked)?
+ * Its own tools, a "grant", or — for one allow rule of its manifest — that rule in its pluginTrust list.
+ */
+export function mayGrant(plugins: readonly LoadedPlugin[], grants: (id: string) => PluginGrant | undefined, id: string, tool: Tool, rule?: string): boolean {
+  const lp = plugins.find((p) => p.id === id);
+  if (!lp || lp.kind !== "plugin" || lp.source.kind === "bundled" || tool.plugin === id) return true;
+  const g = grants(id);
+  return g === "grant" || (rule !== undefined && !!g && g.allow.includes(rule));
+}
+
 /** A refused hook allow, on the call's trace (stage `grant.refused`) and as a note on its result. */
 function traceRefusal(call: CallState, id: string, at: HookAt, message: string): void {
   call[TRACE].push({ stage: "grant.refused", plugin: PLUGIN, ms: 0, outcome: "refused", detail: { hookPlugin: id, event: at.event, file: at.file, jsonPath: at.path, message } });

@@ -11,7 +11,7 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { definePlugin, type CallState, type PermissionRuleUpdate, type PluginContext, type ProblemReport } from "../../core/index.ts";
+import { definePlugin, type CallState, type PermissionRuleUpdate, type Tool, type PluginContext, type ProblemReport } from "../../core/index.ts";
 import { analyzeBash } from "../../lib/rules/bash.ts";
 import { PLUGIN_NAME } from "./decide.ts";
 import { EDIT_TOOLS, READ_TOOLS } from "../../lib/rules/rule.ts";
@@ -37,6 +37,8 @@ export default definePlugin({
     ctx.provide("permissions.grants", {
       forTool: (tool: Parameters<NonNullable<GrantsView["current"]>>[0]) => grants.current?.(tool) ?? [],
       hookAllowRefused: (call: CallState, plugin: string, at: HookAt, build?: object) => ((build && grants.hookAllow?.get(build)) || grants.latestHookAllow)?.(call, plugin, at),
+      // lib/approval.ts (hiding tools that cannot run): may this plugin's allow rules and hooks approve this tool at all?
+      mayGrant: (build: object | undefined, plugin: string, tool: Tool, rule?: string) => ((build && grants.mayGrant?.get(build)) || grants.latestMayGrant)?.(plugin, tool, rule) ?? true,
     });
     // `toolhost rules`: the effective rules in evaluation order, with where each one is written.
     ctx.provide("permissions.rules", { current: () => grants.rules?.() ?? { rules: [], additionalDirectories: [] } });
