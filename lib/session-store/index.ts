@@ -26,6 +26,8 @@ export interface SessionsConfig {
   maxSessionBytes?: number;
   /** This process's name in the task registry (default `<hostname>:<pid>`; TOOLHOST_INSTANCE_ID overrides). */
   instanceId?: string;
+  /** sqlite: how long a change may wait before it is written, coalesced (default 100 ms; 0 = before the call returns). */
+  writeBehindMs?: number;
 }
 
 export interface OpenContext {

@@ -57,6 +57,10 @@ export class MemoryStore implements SessionStore {
     if (this.closed) throw new SessionStoreError("closed", "the memory session store is closed", this.backend);
   }
 
+  async version(id: string): Promise<number> {
+    return this.live(id)?.version ?? 0;
+  }
+
   async get(id: string): Promise<SessionRecord | undefined> {
     const e = this.live(id);
     if (!e) return undefined;

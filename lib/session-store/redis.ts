@@ -151,6 +151,15 @@ export class RedisStore implements SessionStore {
     return this.parse(id, await this.cmd<string[]>(["HGETALL", this.key(id)]));
   }
 
+  /** One HMGET: the version, 0 when the record is absent or past its expiry. */
+  async version(id: string): Promise<number> {
+    checkSessionId(id, this.backend);
+    const [v, at] = await this.cmd<(string | null)[]>(["HMGET", this.key(id), "m:version", "m:updatedAt"]);
+    const version = Number(v ?? 0);
+    const exp = expiry(Number(at ?? 0), this.limits);
+    return version > 0 && (exp === null || exp > this.now()) ? version : 0;
+  }
+
   async patch(id: string, ops: readonly SessionOp[], opts: PatchOptions = {}): Promise<PatchResult> {
     checkSessionId(id, this.backend);
     checkOps(ops, this.backend);

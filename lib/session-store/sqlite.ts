@@ -11,7 +11,7 @@ import path from "node:path";
 import { createRequire } from "node:module";
 import type BetterSqlite3 from "better-sqlite3";
 import { checkOps, checkSessionId, expiry, resolveLimits } from "./limits.ts";
-import { SessionStoreError, FIELDS, type Json, type PatchOptions, type PatchResult, type SessionOp, type SessionRecord, type SessionStore, type SessionSummary, type StoreLimits, type StoreOptions, type UsageCount } from "./types.ts";
+import { SessionStoreError, FIELDS, type Json, type PatchOptions, type PatchResult, type SessionOp, type SessionRecord, type SessionStore, type SessionSummary, type StoreLimits, type StoreOptions, type SyncSessionStore, type UsageCount } from "./types.ts";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, version INTEGER NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, bytes INTEGER NOT NULL);
@@ -97,6 +97,9 @@ export class SqliteStore implements SessionStore {
       list: d.prepare<[number], Row>("SELECT * FROM sessions ORDER BY updated_at DESC, rowid DESC LIMIT ?"),
       counts: d.prepare<[string], { field: string; n: number }>("SELECT field, count(*) AS n FROM entries WHERE session_id = ? GROUP BY field"),
       expired: d.prepare<[number], { id: string }>("SELECT id FROM sessions WHERE updated_at <= ?"),
+      version: d.prepare<[string], Pick<Row, "version" | "updated_at">>("SELECT version, updated_at FROM sessions WHERE id = ?"),
+      // changes only when another connection commits (never for this one's own writes): a one-step "did anything change?"
+      dataVersion: d.prepare<[], number>("PRAGMA data_version").pluck(),
     };
   }
 
@@ -128,7 +131,33 @@ export class SqliteStore implements SessionStore {
     this.q.drop.run(id);
   }
 
+  /** The synchronous face (types.ts SyncSessionStore): the same checks and transactions, no promise. */
+  readonly sync: SyncSessionStore = {
+    get: (id) => this.getNow(id),
+    patch: (id, ops, opts = {}) => this.patchNow(id, ops, opts),
+    version: (id) => this.versionNow(id),
+    stamp: () => this.run(() => this.q.dataVersion.get() as number),
+  };
+
   async get(id: string): Promise<SessionRecord | undefined> {
+    return this.getNow(id);
+  }
+
+  async version(id: string): Promise<number> {
+    return this.versionNow(id);
+  }
+
+  private versionNow(id: string): number {
+    checkSessionId(id, this.backend);
+    return this.run(() => {
+      const r = this.q.version.get(id);
+      if (!r) return 0;
+      const at = expiry(r.updated_at, this.limits);
+      return at !== null && at <= this.now() ? 0 : r.version;
+    });
+  }
+
+  private getNow(id: string): SessionRecord | undefined {
     checkSessionId(id, this.backend);
     return this.run(() => {
       const r = this.liveRow(id, false);
@@ -140,6 +169,10 @@ export class SqliteStore implements SessionStore {
   }
 
   async patch(id: string, ops: readonly SessionOp[], opts: PatchOptions = {}): Promise<PatchResult> {
+    return this.patchNow(id, ops, opts);
+  }
+
+  private patchNow(id: string, ops: readonly SessionOp[], opts: PatchOptions): PatchResult {
     checkSessionId(id, this.backend);
     checkOps(ops, this.backend);
     return this.run(() => this.applyPatch(id, ops, opts), ops.length > 0 || opts.ifVersion !== undefined);

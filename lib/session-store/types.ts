@@ -139,6 +139,26 @@ export interface SessionStore {
   /** Delete expired sessions now; returns how many. Backends also drop them lazily. */
   sweep(): Promise<number>;
   close(): Promise<void>;
+  /**
+   * The record's current version (0: none, or expired) — one cheap read, so that a long-lived copy of a
+   * session can tell whether another process or instance changed it since (then get() it). Optional for
+   * backends of other projects; toolhost's three have it.
+   */
+  version?(id: string): Promise<number>;
+  /** A backend on a synchronous local engine (sqlite) offers the same operations without a promise. */
+  readonly sync?: SyncSessionStore;
+}
+
+/**
+ * The synchronous face of a local backend (SqliteStore.sync): the sessions plugin writes and checks from a
+ * synchronous per-call tap (no promise per call) and flushes at process exit, when nothing async runs.
+ */
+export interface SyncSessionStore {
+  get(id: string): SessionRecord | undefined;
+  patch(id: string, ops: readonly SessionOp[], opts?: PatchOptions): PatchResult;
+  version(id: string): number;
+  /** A number that changes whenever another connection (another process) committed anything: while it is the same, no stored session changed under this process. */
+  stamp(): number;
 }
 
 /** The "sessions.usage" service (plugins/sessions): tool usage counts for usage-driven deferral. */

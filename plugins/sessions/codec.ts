@@ -72,6 +72,24 @@ interface Entry {
 export class Synced {
   private fields = new Map<string, Map<string, Entry>>();
 
+  /** What was last synced of one key (merge). */
+  entry(field: string, key: string): Entry | undefined {
+    return this.fields.get(field)?.get(key);
+  }
+
+  /** Record a key as synced (merge applied a stored value) or gone (entry undefined). */
+  adopt(field: string, key: string, e: Entry | undefined): void {
+    let m = this.fields.get(field);
+    if (!m) this.fields.set(field, (m = new Map()));
+    if (e) m.set(key, e);
+    else m.delete(key);
+  }
+
+  /** Every synced key of the owned fields, as [field, key]. */
+  *keys(): IterableIterator<[string, string]> {
+    for (const [f, m] of this.fields) for (const k of m.keys()) yield [f, k];
+  }
+
   changes(s: SessionData): { ops: SessionOp[]; commit(): void } {
     const ops: SessionOp[] = [];
     const updates: [string, string, Entry | undefined][] = [];
@@ -124,6 +142,65 @@ function stateParts(field: string): [string, string | undefined] {
   const rest = field.slice("state:".length);
   const i = rest.indexOf(":");
   return i < 0 ? [rest, undefined] : [rest.slice(0, i), rest.slice(i + 1)];
+}
+
+/** The session's map that holds a field's keys (created when `create`), or undefined. */
+function holder(s: SessionData, field: string, create: boolean): Map<unknown, unknown> | undefined {
+  let parent: Map<unknown, unknown>;
+  let sub: string | undefined;
+  if (field === "shared") return s.shared;
+  if (field.startsWith("shared:")) [parent, sub] = [s.shared, field.slice("shared:".length)];
+  else if (field.startsWith("state:")) {
+    const [tool, key] = stateParts(field);
+    if (key === undefined) return create || s.state.has(tool) ? s.stateFor(tool) : undefined;
+    if (!create && !s.state.has(tool)) return undefined;
+    [parent, sub] = [s.stateFor(tool), key];
+  } else return undefined;
+  const m = parent.get(sub);
+  if (m instanceof Map) return m;
+  if (!create || m !== undefined) return undefined; // a plain value under that key: not a field of ours
+  const fresh = new Map<unknown, unknown>();
+  parent.set(sub, fresh);
+  return fresh;
+}
+
+/**
+ * Bring a live session up to a stored record another process or instance wrote (the per-call freshness
+ * check): every owned key whose stored text differs from what this copy last synced is taken from the
+ * store — unless this process changed that key since (its own change is newer, and is written next); a
+ * key gone from the store is dropped where this copy still holds the synced value. Loaded tools are
+ * added in their stored order. Returns whether the session changed.
+ */
+export function merge(s: SessionData, rec: SessionRecord, synced: Synced): boolean {
+  let changed = false;
+  const stored = new Set<string>();
+  const loaded = Object.entries(rec.fields.loaded ?? {}).sort((a, b) => Number(a[1]) - Number(b[1])).map(([n]) => n);
+  if (s.load(loaded).length) changed = true;
+  for (const [field, entries] of Object.entries(rec.fields)) {
+    if (field === "loaded" || !ownedField(field)) continue;
+    for (const [key, value] of Object.entries(entries)) {
+      stored.add(`${field}\u0000${key}`);
+      const text = JSON.stringify(value);
+      const prev = synced.entry(field, key);
+      if (prev?.text === text) continue;
+      const m = holder(s, field, true);
+      if (!m) continue;
+      const cur = m.get(key);
+      if (prev ? cur !== prev.ref && textOf(cur) !== prev.text : cur !== undefined) continue; // changed here since: ours is newer
+      m.set(key, value);
+      synced.adopt(field, key, { ref: value, text });
+      changed = true;
+    }
+  }
+  for (const [field, key] of [...synced.keys()]) {
+    if (field === "loaded" || stored.has(`${field}\u0000${key}`)) continue;
+    const m = holder(s, field, false);
+    const prev = synced.entry(field, key)!;
+    if (m && m.get(key) === prev.ref) (m.delete(key), (changed = true));
+    synced.adopt(field, key, undefined);
+  }
+  if (changed) s.touch();
+  return changed;
 }
 
 /** Put a stored record's owned fields into the (fresh) session; returns what it now matches. */

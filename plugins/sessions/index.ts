@@ -22,6 +22,7 @@ export const SESSIONS_SCHEMA = {
     maxSessions: { type: "integer", minimum: 1, description: "sessions kept at most; the least recently used are dropped (default 1000)" },
     maxSessionBytes: { type: "integer", minimum: 1024, description: "bytes per session at most (default 1048576)" },
     instanceId: { type: "string", minLength: 1, maxLength: 200, description: "this process's name in the task registry (default <hostname>:<pid>)" },
+    writeBehindMs: { type: "integer", minimum: 0, maximum: 60000, description: "sqlite: how long a change other than a ToolSearch load, an approval or a task may wait before it is written, coalesced with others (default 100; 0 = before the call returns). Flushed on close and at process exit" },
   },
 };
 
@@ -41,8 +42,13 @@ export default definePlugin({
     ctx.hooks.build.tap(PLUGIN_NAME, (build) => {
       // in memory nothing is written: a sync tap keeps the per-call path free of promises (pipeline-ab: a
       // promise tap here cost about 1.2 µs, a quarter of a call with no hooks)
-      if (rt.cfg(build.config).backend === "memory") build.hooks.persist.tap(PLUGIN_NAME, (r) => void rt.count(r));
-      else {
+      const backend = rt.cfg(build.config).backend;
+      if (backend === "memory") build.hooks.persist.tap(PLUGIN_NAME, (r) => void rt.count(r));
+      else if (backend === "sqlite") {
+        // a synchronous store: sync taps, so a call in a stored session makes no extra promise either
+        build.hooks.persist.tap(PLUGIN_NAME, (r) => rt.afterSync(r));
+        build.hooks.call.tap(PLUGIN_NAME, (call) => rt.remoteTaskSync(call));
+      } else {
         build.hooks.persist.tapPromise(PLUGIN_NAME, (r) => rt.after(r));
         build.hooks.call.tapPromise(PLUGIN_NAME, (call) => rt.remoteTask(call));
       }

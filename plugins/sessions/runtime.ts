@@ -9,8 +9,8 @@
 import os from "node:os";
 import path from "node:path";
 import type { CallRecord, CallState, PermissionRuleUpdate, PluginContext, SessionData, ToolResult } from "../../core/index.ts";
-import { FIELDS, MemoryStore, openStore, sessionIdProblem, SessionStoreError, type SessionOp, type SessionStore, type SessionsConfig, type TaskEntry, type UsageCount } from "../../lib/session-store/index.ts";
-import { restore, Synced } from "./codec.ts";
+import { FIELDS, MemoryStore, openStore, sessionIdProblem, SessionStoreError, type PatchResult, type SessionOp, type SessionRecord, type SessionStore, type SessionsConfig, type SyncSessionStore, type TaskEntry, type UsageCount } from "../../lib/session-store/index.ts";
+import { merge, restore, Synced } from "./codec.ts";
 
 export const PLUGIN_NAME = "sessions";
 
@@ -24,7 +24,33 @@ interface Track {
   usage: Map<string, number>;
   /** Tasks this instance started in the session (marked "gone" on close if still running). */
   tasks: Map<string, TaskEntry>;
+  /** The stored version this copy matches (0: not stored yet; -1: unknown — another writer came between). */
+  known: number;
+  /** sqlite: the store's change stamp when this copy was last checked against it. */
+  stamp?: number;
+  /** s.loaded.length when last written: a ToolSearch load is written before the call returns. */
+  loadedN: number;
+  /** Approval keys this copy holds (restored, given here): a freshness check replays only new ones. */
+  approved: Set<string>;
 }
+
+/** Runtimes with a synchronous store: their pending writes are flushed when the process exits. */
+const atExit = new Set<Runtime>();
+let exitHooked = false;
+function hookExit(rt: Runtime): void {
+  atExit.add(rt);
+  if (exitHooked) return;
+  exitHooked = true;
+  process.on("exit", () => {
+    for (const r of atExit) r.flushNow();
+  });
+}
+
+/** How long one reading of the sqlite change stamp serves (see Runtime.stamp). */
+const STAMP_MS = 1;
+
+/** Default sessions.writeBehindMs of the sqlite backend. */
+export const WRITE_BEHIND_MS = 100;
 
 /** Started from the toolhost CLI (`toolhost call`, `serve` …): then the disk store is the default. */
 function isCli(): boolean {
@@ -46,6 +72,11 @@ export class Runtime {
   private readonly said = new Set<string>();
   private restoring = false;
   private timer?: NodeJS.Timeout;
+  private wbTimer?: NodeJS.Timeout;
+  /** The opened store (once storeP resolved). */
+  private st?: SessionStore;
+  /** Its synchronous face (sqlite), used from sync per-call taps. */
+  private sync?: SyncSessionStore;
 
   constructor(private readonly ctx: PluginContext) {}
 
@@ -64,13 +95,28 @@ export class Runtime {
     return this.cfg().instanceId ?? process.env.TOOLHOST_INSTANCE_ID ?? `${os.hostname()}:${process.pid}`;
   }
 
+  /**
+   * sqlite: how long a change other than a ToolSearch load, an approval or a task may wait before it is
+   * written (coalesced into one transaction; flushed on close and at process exit). 0: before the call returns.
+   */
+  get writeBehindMs(): number {
+    const v = this.cfg().writeBehindMs;
+    return typeof v === "number" && v >= 0 ? v : WRITE_BEHIND_MS;
+  }
+
   /** The configured store, or an in-memory one after a loud warning when it cannot be opened. */
   store(): Promise<SessionStore> {
-    return (this.storeP ??= openStore(this.cfg(), { home: home() }).catch((e) => {
-      this.fallback = true;
-      this.warn("open", `the session store (${this.backend}) cannot be used: ${(e as Error).message}. Sessions are kept in memory for this process only: what earlier calls read, loaded and approved is not restored (Edit needs a new Read, approvals are asked again), and nothing is saved.`);
-      return new MemoryStore(this.cfg());
-    }));
+    return (this.storeP ??= openStore(this.cfg(), { home: home() })
+      .catch((e) => {
+        this.fallback = true;
+        this.warn("open", `the session store (${this.backend}) cannot be used: ${(e as Error).message}. Sessions are kept in memory for this process only: what earlier calls read, loaded and approved is not restored (Edit needs a new Read, approvals are asked again), and nothing is saved.`);
+        return new MemoryStore(this.cfg()) as SessionStore;
+      })
+      .then((st) => {
+        this.st = st;
+        if (!this.fallback && st.sync) (this.sync = st.sync), hookExit(this);
+        return st;
+      }));
   }
 
   /** Said once per kind, on stderr (host log) and as a warning in the host's problems. */
@@ -91,11 +137,13 @@ export class Runtime {
   private track(s: SessionData): Track {
     let t = this.tracks.get(s.id);
     if (!t) {
-      this.tracks.set(s.id, (t = { session: s, persistent: this.persistent(s.id), synced: new Synced(), version: s.version, ops: [], usage: new Map(), tasks: new Map() }));
+      this.tracks.set(s.id, (t = { session: s, persistent: this.persistent(s.id), synced: new Synced(), version: s.version, ops: [], usage: new Map(), tasks: new Map(), known: -1, loadedN: s.loaded.length, approved: new Set() }));
       if (this.tracks.size > MAX_TRACKS) this.forget();
     } else if (t.session !== s) {
-      // a new in-memory session under a known id (after host.endSession): it has synced nothing yet
-      Object.assign(t, { session: s, synced: new Synced(), version: s.version });
+      // a new in-memory session under a known id (after host.endSession): what the old one has not written
+      // yet is written first (so the restore finds it); the new one has synced nothing yet
+      if (t.persistent && this.sync && this.pending(t)) this.writeNow(t.session, t);
+      Object.assign(t, { session: s, synced: new Synced(), version: s.version, known: -1, stamp: undefined, loadedN: s.loaded.length, approved: new Set() });
     }
     return t;
   }
@@ -104,7 +152,7 @@ export class Runtime {
   private forget(): void {
     for (const [id, t] of this.tracks) {
       if (this.tracks.size <= MAX_TRACKS / 2) break;
-      if (!t.ops.length && !t.usage.size && ![...t.tasks.values()].some((e) => e.state === "running")) this.tracks.delete(id);
+      if (!this.pending(t) && !t.usage.size && ![...t.tasks.values()].some((e) => e.state === "running")) this.tracks.delete(id);
     }
   }
 
@@ -115,28 +163,105 @@ export class Runtime {
     const store = await this.store();
     if (this.fallback) return;
     try {
-      const rec = await store.get(s.id);
-      if (!rec) return;
-      t.synced = restore(s, rec);
-      this.restoring = true;
-      try {
-        this.replayApprovals(s.id, rec.fields[FIELDS.approvals] ?? {});
-      } finally {
-        this.restoring = false;
+      t.stamp = this.sync?.stamp(); // before the read: a commit after it is seen by the next check
+      const rec = this.sync ? this.sync.get(s.id) : await store.get(s.id);
+      t.known = rec?.version ?? 0;
+      if (rec) {
+        t.synced = restore(s, rec);
+        this.replayApprovals(s.id, t, rec.fields[FIELDS.approvals] ?? {});
       }
     } catch (e) {
       this.warn("read", `session ${s.id} could not be read from ${store.location ?? store.backend}: ${(e as Error).message}. It goes on with in-memory state: Edit needs a new Read, approvals are asked again.`);
     } finally {
       t.version = s.version;
+      t.loadedN = s.loaded.length;
+    }
+    this.watch(s, t);
+  }
+
+  private replayApprovals(sessionId: string, t: Track, approvals: Record<string, unknown>): void {
+    this.restoring = true;
+    try {
+      for (const [key, v] of Object.entries(approvals)) {
+        if (t.approved.has(key)) continue;
+        t.approved.add(key);
+        const a = v as { behavior?: string; rule?: string; tool?: string; input?: unknown };
+        if (a.behavior !== "allow" || typeof a.rule !== "string") continue;
+        this.ctx.host.addPermissionRule?.({ behavior: "allow", rule: a.rule, destination: "session", tool: a.tool, input: a.input, sessionId });
+      }
+    } finally {
+      this.restoring = false;
     }
   }
 
-  private replayApprovals(sessionId: string, approvals: Record<string, unknown>): void {
-    for (const v of Object.values(approvals)) {
-      const a = v as { behavior?: string; rule?: string; tool?: string; input?: unknown };
-      if (a.behavior !== "allow" || typeof a.rule !== "string") continue;
-      this.ctx.host.addPermissionRule?.({ behavior: "allow", rule: a.rule, destination: "session", tool: a.tool, input: a.input, sessionId });
+  /**
+   * Every call waits for `session.ready` (core: the pending restore). Made an accessor here, it is also the
+   * per-call freshness check of a long-lived copy: is the stored session still the version this copy
+   * matches? If another process or instance wrote it since, the stored changes are merged in before the
+   * call runs (codec merge: keys this copy changed itself stay its own). sqlite: one `PRAGMA data_version`
+   * (no promise) and a version read only when another connection committed; other backends: one version
+   * read per call (Redis: one HMGET), a full read only when it moved.
+   */
+  private watch(s: SessionData, t: Track): void {
+    let pending: Promise<void> | undefined = s.ready;
+    Object.defineProperty(s, "ready", {
+      configurable: true,
+      enumerable: true,
+      get: () => pending ?? (this.tracks.get(s.id) === t && t.session === s ? (pending = this.fresh(s, t, () => void (pending = undefined))) : undefined),
+      set: (v: Promise<void> | undefined) => void (pending = v),
+    });
+  }
+
+  private fresh(s: SessionData, t: Track, done: () => void): Promise<void> | undefined {
+    const failed = (e: unknown) => this.warn("refresh", `session ${s.id} could not be checked against ${this.st?.location ?? this.backend}: ${(e as Error).message}. This call uses the copy in this process (changes other instances made since are not seen).`);
+    const sync = this.sync;
+    if (sync) {
+      try {
+        const stamp = this.stamp(sync);
+        if (stamp === t.stamp) return undefined;
+        t.stamp = stamp;
+        if (sync.version(s.id) !== t.known) this.apply(s, t, sync.get(s.id));
+      } catch (e) {
+        failed(e);
+      }
+      return undefined;
     }
+    const st = this.st;
+    if (!st?.version || this.fallback) return undefined;
+    return st
+      .version(s.id)
+      .then(async (v) => (v === t.known ? undefined : this.apply(s, t, await st.get(s.id))))
+      .catch(failed)
+      .finally(done);
+  }
+
+  private stampAt = -Infinity;
+  private stampV = 0;
+  /**
+   * The store's change stamp, read at most once per STAMP_MS: `PRAGMA data_version` takes a shared lock on
+   * the WAL index (2–7 µs, a third of an in-process call), so calls that start within the same millisecond
+   * share one reading. A commit by another process is seen by every call that starts STAMP_MS after it.
+   */
+  private stamp(sync: SyncSessionStore): number {
+    const now = performance.now();
+    if (now - this.stampAt >= STAMP_MS) (this.stampV = sync.stamp()), (this.stampAt = now);
+    return this.stampV;
+  }
+
+  /** Merge a stored record another writer changed into the live session (see watch). */
+  private apply(s: SessionData, t: Track, rec: SessionRecord | undefined): void {
+    if (!rec) {
+      // removed (toolhost sessions remove) or expired under this live copy: the whole copy is written anew with the next write
+      if (t.known !== 0) Object.assign(t, { known: 0, synced: new Synced(), version: -1, approved: new Set() });
+      return;
+    }
+    const clean = s.version === t.version;
+    const loads = s.loaded.length === t.loadedN;
+    merge(s, rec, t.synced);
+    this.replayApprovals(s.id, t, rec.fields[FIELDS.approvals] ?? {});
+    t.known = rec.version;
+    if (clean) t.version = s.version; // what was merged is what is stored: nothing to write back
+    if (loads) t.loadedN = s.loaded.length;
   }
 
   /** host.hooks.addPermissionRule (observer, before the permissions plugin takes it): remember session approvals. */
@@ -147,6 +272,7 @@ export class Runtime {
     const src = (u.input ?? {}) as Record<string, unknown>;
     const input = Object.fromEntries(TRIM_KEYS.filter((k) => typeof src[k] === "string").map((k) => [k, src[k] as string]));
     const key = `${u.tool ?? ""} ${u.rule} ${JSON.stringify(input)}`.slice(0, 2000);
+    t.approved.add(key);
     t.ops.push({ op: "set", field: FIELDS.approvals, key, value: { behavior: u.behavior, rule: u.rule, tool: u.tool ?? null, input } });
     return undefined;
   }
@@ -159,14 +285,90 @@ export class Runtime {
     return t;
   }
 
-  /** build.hooks.persist with a store: count the call, register a background task, save what changed. */
+  /** build.hooks.persist with an async store (Redis): count the call, register a background task, save what changed before the call returns. */
   async after(r: CallRecord): Promise<void> {
     const call = r.call;
     const t = this.count(r);
     if (!t.persistent) return;
     if (r.outcome.executed && call.tool) this.taskOps(t, call, r.outcome.result);
-    if (call.session.version !== t.version || t.ops.length) await this.save(call.session, t);
+    if (this.pending(t)) await this.save(call.session, t);
     else this.later();
+  }
+
+  /**
+   * build.hooks.persist with a synchronous store (sqlite), a sync tap: no promise per call. A ToolSearch
+   * load, an approval or a task is written now (one transaction, committed when the call returns); other
+   * changes (read state, Bash cwd, plugins' state) within sessions.writeBehindMs, many calls in one
+   * transaction, and on close or process exit.
+   */
+  afterSync(r: CallRecord): void {
+    const call = r.call;
+    const t = this.count(r);
+    if (!t.persistent || !this.sync) return;
+    if (r.outcome.executed && call.tool) this.taskOps(t, call, r.outcome.result);
+    const s = call.session;
+    if (!this.pending(t)) return this.later();
+    if (t.ops.length || s.loaded.length !== t.loadedN || this.writeBehindMs === 0) return this.writeNow(s, t);
+    if (!this.wbTimer) {
+      this.wbTimer = setTimeout(() => {
+        this.wbTimer = undefined;
+        this.flushNow();
+      }, this.writeBehindMs);
+      this.wbTimer.unref();
+    }
+  }
+
+  /** Something of the session not written yet (besides usage counts). */
+  private pending(t: Track): boolean {
+    return t.session.version !== t.version || t.ops.length > 0;
+  }
+
+  /** The ops that bring the store to this copy (undefined: nothing but usage counts), and what to record once written. */
+  private prepare(s: SessionData, t: Track): { ops: SessionOp[]; commit: () => void } | undefined {
+    const delta = t.synced.changes(s);
+    const changed = [...delta.ops, ...t.ops.splice(0)];
+    t.version = s.version;
+    t.loadedN = s.loaded.length;
+    if (!changed.length) {
+      delta.commit(); // same texts, new objects: compare by the new identities next time
+      return undefined;
+    }
+    return { ops: [...changed, ...this.usageOps(t)], commit: delta.commit };
+  }
+
+  /** After a write: this copy matches the stored version if it was the only writer since (else: unknown, re-read on the next check). */
+  private wrote(t: Track, r: PatchResult): void {
+    t.known = t.known >= 0 && r.version === t.known + 1 ? r.version : -1;
+  }
+
+  private saveFailed(s: SessionData, e: unknown): void {
+    const code = e instanceof SessionStoreError ? e.code : "error";
+    this.warn(`write:${code}`, `session ${s.id} could not be saved to ${this.st?.location ?? this.backend}: ${(e as Error).message}. It goes on in memory; later processes will not see this call's changes.`);
+  }
+
+  /** Write what changed now, synchronously (sqlite). */
+  writeNow(s: SessionData, t: Track): void {
+    const p = this.prepare(s, t);
+    if (!p) return this.later();
+    try {
+      this.wrote(t, this.sync!.patch(s.id, p.ops));
+      p.commit();
+    } catch (e) {
+      this.saveFailed(s, e);
+    }
+  }
+
+  private async save(s: SessionData, t: Track): Promise<void> {
+    const store = await this.store();
+    if (this.fallback) return;
+    const p = this.prepare(s, t);
+    if (!p) return this.later(); // (nothing but usage counts: they wait for the next write or the flush)
+    try {
+      this.wrote(t, await store.patch(s.id, p.ops));
+      p.commit();
+    } catch (e) {
+      this.saveFailed(s, e);
+    }
   }
 
   private taskOps(t: Track, call: CallState, result: ToolResult): void {
@@ -193,27 +395,6 @@ export class Runtime {
     return ops;
   }
 
-  private async save(s: SessionData, t: Track): Promise<void> {
-    const store = await this.store();
-    if (this.fallback) return;
-    const version = s.version;
-    const delta = t.synced.changes(s);
-    const changed = [...delta.ops, ...t.ops.splice(0)];
-    t.version = version;
-    if (!changed.length) {
-      delta.commit(); // same texts, new objects: compare by the new identities next time
-      return this.later();
-    } // (nothing but usage counts: they wait for the next write or the flush)
-    const ops = [...changed, ...this.usageOps(t)];
-    try {
-      await store.patch(s.id, ops);
-      delta.commit();
-    } catch (e) {
-      const code = e instanceof SessionStoreError ? e.code : "error";
-      this.warn(`write:${code}`, `session ${s.id} could not be saved to ${store.location ?? store.backend}: ${(e as Error).message}. It goes on in memory; later processes will not see this call's changes.`);
-    }
-  }
-
   /** Usage counts of sessions with nothing else to save are flushed within 5 s (and on close). */
   private later(): void {
     if (this.timer) return;
@@ -225,28 +406,73 @@ export class Runtime {
   }
 
   async flush(): Promise<void> {
+    if (this.sync) return this.flushNow();
     const store = this.storeP && !this.fallback ? await this.store() : undefined;
     for (const [id, t] of this.tracks) {
-      if (!t.persistent || !store || (!t.usage.size && !t.ops.length)) continue;
+      if (!t.persistent || !store) continue;
+      if (this.pending(t)) await this.save(t.session, t);
+      if (!t.usage.size && !t.ops.length) continue;
       const ops = [...t.ops.splice(0), ...this.usageOps(t)];
-      await store.patch(id, ops).catch((e: Error) => this.warn("flush", `usage counts of session ${id} were not saved: ${e.message}`));
+      await store.patch(id, ops).then((r) => this.wrote(t, r), (e: Error) => this.warn("flush", `usage counts of session ${id} were not saved: ${e.message}`));
+    }
+  }
+
+  /** Write every pending change and usage count now (sqlite: synchronous — also from the process's exit handler). */
+  flushNow(): void {
+    clearTimeout(this.wbTimer);
+    this.wbTimer = undefined;
+    const sync = this.sync;
+    if (!sync) return;
+    for (const [id, t] of this.tracks) {
+      if (!t.persistent) continue;
+      if (this.pending(t)) this.writeNow(t.session, t);
+      if (!t.usage.size && !t.ops.length) continue;
+      try {
+        this.wrote(t, sync.patch(id, [...t.ops.splice(0), ...this.usageOps(t)]));
+      } catch (e) {
+        this.warn("flush", `usage counts of session ${id} were not saved: ${(e as Error).message}`);
+      }
     }
   }
 
   /** build.hooks.call for TaskOutput / TaskStop: a task another instance owns is answered "runs on instance X". */
   async remoteTask(call: CallState): Promise<ToolResult | undefined> {
+    const id = this.taskAsked(call);
+    if (id === undefined) return undefined;
+    const store = await this.store();
+    try {
+      return this.taskAnswer(call, id, (await store.get(call.session.id))?.fields[FIELDS.tasks]?.[id] as TaskEntry | undefined);
+    } catch (err) {
+      return this.taskUnknown(id, err);
+    }
+  }
+
+  /** remoteTask with a synchronous store (sqlite): a sync tap, no promise per call. */
+  remoteTaskSync(call: CallState): ToolResult | undefined {
+    const id = this.taskAsked(call);
+    if (id === undefined || !this.sync) return undefined;
+    try {
+      return this.taskAnswer(call, id, this.sync.get(call.session.id)?.fields[FIELDS.tasks]?.[id] as TaskEntry | undefined);
+    } catch (err) {
+      return this.taskUnknown(id, err);
+    }
+  }
+
+  /** The task id a TaskOutput / TaskStop call asks about, when it is not one of this instance's. */
+  private taskAsked(call: CallState): string | undefined {
     const name = call.tool?.name;
     if (name !== "TaskOutput" && name !== "TaskStop") return undefined;
     const t = this.track(call.session);
     const id = call.input?.task_id ?? call.input?.bash_id ?? call.input?.shell_id;
-    if (!t.persistent || typeof id !== "string" || t.tasks.has(id)) return undefined;
-    const store = await this.store();
-    let e: TaskEntry | undefined;
-    try {
-      e = (await store.get(call.session.id))?.fields[FIELDS.tasks]?.[id] as TaskEntry | undefined;
-    } catch (err) {
-      return { content: [{ type: "text", text: `Task ${id}: the session store cannot be read (${(err as Error).message}), so it is unknown which instance runs it; not answered from this one.` }], isError: true };
-    }
+    return !t.persistent || typeof id !== "string" || t.tasks.has(id) ? undefined : id;
+  }
+
+  private taskUnknown(id: string, err: unknown): ToolResult {
+    return { content: [{ type: "text", text: `Task ${id}: the session store cannot be read (${(err as Error).message}), so it is unknown which instance runs it; not answered from this one.` }], isError: true };
+  }
+
+  private taskAnswer(call: CallState, id: string, e: TaskEntry | undefined): ToolResult | undefined {
+    const name = call.tool!.name;
     if (!e || e.instance === this.instanceId) return undefined;
     const where = e.state === "running" ? `runs on instance ${e.instance}` : e.state === "gone" ? `ran on instance ${e.instance}, which has closed: its process and output are gone` : `ran on instance ${e.instance} (exited${e.exitCode != null ? ` with code ${e.exitCode}` : ""})`;
     const text = `Task ${id} (${e.command}) ${where}; this instance (${this.instanceId}) cannot ${name === "TaskStop" ? "stop it" : "read its output"}. ${e.state === "running" ? `Send ${name} to ${e.instance}.` : ""}`.trim();
@@ -294,10 +520,12 @@ export class Runtime {
 
   async close(): Promise<void> {
     clearTimeout(this.timer);
+    atExit.delete(this);
     for (const t of this.tracks.values()) {
       for (const e of t.tasks.values()) if (e.state === "running") t.ops.push({ op: "set", field: FIELDS.tasks, key: e.taskId, value: { ...e, state: "gone", updatedAt: Date.now() } });
     }
     await this.flush();
+    this.sync = undefined;
     if (this.storeP) await (await this.storeP).close();
   }
 }

@@ -183,6 +183,31 @@ export function storeContract(name: string, factory: StoreFactory): void {
       expect(await code(s.patch("s1", [{ op: "set", field: "f", key: "k", value: undefined as never }]))).toBe("bad-op");
     });
 
+    it("version(): 0 for none, the record's version, another handle's writes seen; expired is 0 (the per-call freshness check)", async () => {
+      let t = 1_000_000;
+      const s = await open({ ttlMs: 1000, now: () => t });
+      const other = await reopen(s, { ttlMs: 1000, now: () => t });
+      expect(await s.version!("v1")).toBe(0);
+      await s.patch("v1", [{ op: "set", field: "f", key: "k", value: 1 }]);
+      expect(await s.version!("v1")).toBe(1);
+      await other.patch("v1", [{ op: "set", field: "f", key: "j", value: 2 }]);
+      expect(await s.version!("v1")).toBe(2);
+      expect(await code(s.version!("a b"))).toBe("bad-id");
+      t += 2000;
+      expect(await s.version!("v1")).toBe(0);
+      if (s.sync) {
+        // the synchronous face: the same records; the stamp moves on another connection's commit only
+        const st = s.sync.stamp();
+        s.sync.patch("v2", [{ op: "set", field: "f", key: "k", value: 1 }]);
+        expect(s.sync.stamp()).toBe(st);
+        expect(s.sync.version("v2")).toBe(1);
+        expect(s.sync.get("v2")!.fields.f).toEqual({ k: 1 });
+        await other.patch("v2", [{ op: "set", field: "f", key: "k", value: 3 }]);
+        expect(s.sync.stamp()).not.toBe(st);
+        expect(s.sync.get("v2")).toMatchObject({ version: 2, fields: { f: { k: 3 } } });
+      }
+    });
+
     it("a closed store refuses calls with code closed", async () => {
       const s = await open();
       await s.close();

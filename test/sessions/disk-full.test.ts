@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createHost } from "../../core/index.ts";
-import { tmpdir } from "../helpers.ts";
+import { tmpdir, until } from "../helpers.ts";
 
 const mnt = tmpdir("toolhost-full-");
 let mounted = false;
@@ -45,6 +45,10 @@ describe("session store on a full disk", () => {
         fs.closeSync(fd);
       }
       for (let i = 1; i < 40; i++) expect((await h.execute("Read", { file_path: `f${i}.txt` }, { sessionId: "full" })).status).toBe("ok");
+      // the read records are written behind (sessions.writeBehindMs): the refused write is said when it is flushed
+      await until(() => warnings.some((w) => w.includes("[sessions]")));
+      for (let i = 0; i < 40; i += 7) await h.execute("Read", { file_path: `f${i}.txt`, offset: 2 }, { sessionId: "full" });
+      await new Promise((r) => setTimeout(r, 300)); // another flush, refused again: still one warning
       const mine = warnings.filter((w) => w.includes("[sessions]"));
       expect(mine).toHaveLength(1);
       expect(mine[0]).toMatch(/session full could not be saved to .*sessions\.db: .*(full|SQLITE_FULL|IOERR)/i);
