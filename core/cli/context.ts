@@ -2,12 +2,15 @@
 import type { Host, HostOptions } from "../host/host.ts";
 import { UsageError, type ParsedArgs } from "./args.ts";
 import { PERMISSION_MODES } from "../../lib/modes.ts";
+import type { StatusLine } from "../../lib/progress.ts";
 
 export interface CliIO {
   out(text: string): void;
   err(text: string): void;
   isTTY: boolean;
   readLine(prompt: string): Promise<string>;
+  /** A transient status line (stderr when it is a terminal; absent when piped): long steps show on it. */
+  status?: StatusLine;
 }
 
 export interface CommandContext {
@@ -16,6 +19,8 @@ export interface CommandContext {
   /** Create a host from the global flags (--cwd, --config, --plugin-dir, --mode). */
   host(extra?: Partial<HostOptions>): Promise<Host>;
   json: boolean;
+  /** Announce a long step of the command itself (an install): shown on a terminal after a second. */
+  step(label: string): (ok?: boolean) => void;
 }
 
 export interface Command {

@@ -12,6 +12,7 @@ import { commandHelp, completion, flagName, GLOBAL_FLAGS, usage } from "./help.t
 import { pluginCommands } from "./plugin-commands.ts";
 import { errorMessage } from "../errors.ts";
 import { suggest } from "../../lib/text.ts";
+import { stepProgress, terminalLine, type StepProgress } from "../../lib/progress.ts";
 
 
 const GLOBAL_VALUES = ["cwd", "config", "plugin-dir", "mode", "settings"];
@@ -21,9 +22,18 @@ const GLOBAL_NAMES = [...Object.keys(GLOBAL_FLAGS).map(flagName), "version"];
 /** Output that survives a closed pipe (`toolhost tools | head`): EPIPE ends the process quietly. */
 export function defaultIO(): CliIO {
   for (const s of [process.stdout, process.stderr]) if (!s.listenerCount("error")) s.on("error", (e: NodeJS.ErrnoException) => (e.code === "EPIPE" ? process.exit(process.exitCode ?? 0) : undefined));
+  const status = process.stderr.isTTY && process.env.TERM !== "dumb" ? terminalLine(process.stderr) : undefined;
+  /** Output goes above the status line: clear it, write, draw it again. */
+  const write = (s: NodeJS.WriteStream, t: string) => {
+    const line = status?.text;
+    if (line !== undefined) status!.clear();
+    s.write(t.endsWith("\n") ? t : t + "\n");
+    if (line !== undefined) status!.show(line);
+  };
   return {
-    out: (t) => void process.stdout.write(t.endsWith("\n") ? t : t + "\n"),
-    err: (t) => void process.stderr.write(t.endsWith("\n") ? t : t + "\n"),
+    status,
+    out: (t) => write(process.stdout, t),
+    err: (t) => write(process.stderr, t),
     isTTY: !!process.stdin.isTTY && !!process.stderr.isTTY,
     readLine: (prompt) =>
       new Promise((resolve) => {
@@ -85,6 +95,13 @@ function commandName(argv: string[]): string | undefined {
   return undefined;
 }
 
+let cliSteps = 0;
+function cliStep(progress: StepProgress | undefined, label: string): (ok?: boolean) => void {
+  const id = -++cliSteps;
+  progress?.onStep({ id, plugin: "cli", label, phase: "start" });
+  return (ok = true) => progress?.onStep({ id, plugin: "cli", label, phase: "end", ok });
+}
+
 export async function main(argv: string[], io: CliIO = defaultIO()): Promise<number> {
   const cmdName = commandName(argv);
   const cmd = commandList().find((c) => c.name === cmdName);
@@ -97,8 +114,17 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
       return 0;
     }
     args.positionals.splice(args.positionals.indexOf(cmd.name), 1);
-    const ctx: CommandContext = { args, io, json: args.flags.json === true, host: (extra) => createHost({ ...hostOptionsFrom(args), ...extra }) };
-    return await cmd.run(ctx);
+    const progress = io.status ? stepProgress(io.status) : undefined;
+    const ctx: CommandContext = {
+      args, io, json: args.flags.json === true,
+      host: (extra) => createHost({ ...hostOptionsFrom(args), ...(progress && { onStep: progress.onStep }), ...extra }),
+      step: (label) => cliStep(progress, label),
+    };
+    try {
+      return await cmd.run(ctx);
+    } finally {
+      progress?.close();
+    }
   } catch (e) {
     if (e instanceof UsageError) {
       io.err(`toolhost: ${e.message}${cmd ? `\nUsage: ${cmd.usage}` : ""}`);

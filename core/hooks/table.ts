@@ -38,6 +38,7 @@ export const HOST_HOOKS = {
   sessionToolsChanged: row("SyncHook", ["sessionId"], "isolate", "a session loaded deferred tools"),
   addPermissionRule: row("SyncBailHook", ["update"], "isolate", "store an \"allow always\" or other rule update; first taker wins"),
   modeChanged: row("SyncHook", ["mode", "previous"], "isolate", "the permission mode was switched"),
+  step: row("SyncHook", ["event"], "isolate", "a long step (server start, install) began or ended: ctx.step"),
   dispose: row("AsyncParallelHook", [], "isolate", "the host is closing"),
 } as const satisfies Record<keyof HostHooks, HookRow>;
 

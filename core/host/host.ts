@@ -36,6 +36,7 @@ export class Host {
     this.hooks = createHostHooks((p) => problems.push(p));
     const l = options.logger ?? {};
     this.log = { info: l.info ?? noop, warn: l.warn ?? noop, error: l.error ?? noop, debug: l.debug ?? noop };
+    if (options.onStep) this.hooks.step.tap("host", options.onStep);
     const view = this.makeView();
     this.state = {
       options, cwd: this.cwd, hooks: this.hooks, view, log: this.log, hostProblems: problems,

@@ -1,7 +1,7 @@
 /** What the long-lived Host keeps between generations; read and written by the rebuild path. */
 import type { ProblemReport } from "../errors.ts";
 import type { Build } from "../build/build.ts";
-import type { AskAnswer, AskRequest, HostConfig, HostHooks, HostView, LoadedPlugin, Logger, ModeSource, PluginDefinition, PluginSource, PoolDiff, PoolSnapshot, Tool } from "../types.ts";
+import type { AskAnswer, AskRequest, HostConfig, HostHooks, HostView, LoadedPlugin, Logger, ModeSource, PluginDefinition, PluginSource, PoolDiff, PoolSnapshot, StepEvent, Tool } from "../types.ts";
 import type { ModeChoice } from "../manifest/mode.ts";
 import type { Activator } from "./activate.ts";
 
@@ -27,6 +27,8 @@ export interface HostOptions {
   /** Watch plugin directories, config and settings files and rebuild on change (the watch plugin). */
   watch?: boolean;
   logger?: Partial<Logger>;
+  /** Called at each edge of a long step a plugin announced (`ctx.step`); the CLI draws its progress line from it. */
+  onStep?: (event: StepEvent) => void;
   /** Where plugin data dirs live (default ~/.toolhost/plugins/data). */
   dataHome?: string;
   /**

@@ -137,6 +137,8 @@ export interface HostHooks {
   readonly addPermissionRule: SyncBailHook<[PermissionRuleUpdate], true | undefined>;
   /** Mode switch (default, plan, acceptEdits, dontAsk, bypassPermissions). */
   readonly modeChanged: SyncHook<[string, string]>;
+  /** A long step began or ended (an MCP server starting, an install): `ctx.step(label)`; a terminal shows it after a second. */
+  readonly step: SyncHook<[StepEvent]>;
   /** Shut down connections and processes (plugins usually use ctx.onDispose). */
   readonly dispose: AsyncParallelHook<[]>;
 }
@@ -239,6 +241,23 @@ export interface PluginContext {
   contributeConfig(key: string, schema: object): void;
   /** Run when the plugin is removed or reloaded, or the host closes. */
   onDispose(fn: () => void | Promise<void>): void;
+  /**
+   * Announce a step that may take a while (a server start, an index build, an install); call the returned
+   * function when it ends. Fires `hooks.step`; the CLI shows steps still running after a second on a terminal.
+   */
+  step(label: string): (ok?: boolean) => void;
+}
+
+/** One edge of a long step (`ctx.step`): `start`, then `end` with its duration. */
+export interface StepEvent {
+  /** Unique per host; pairs a step's start with its end. */
+  id: number;
+  plugin: string;
+  label: string;
+  phase: "start" | "end";
+  /** On `end`: how long the step took, and whether it succeeded (default true). */
+  ms?: number;
+  ok?: boolean;
 }
 
 export interface PluginDefinition {

@@ -86,7 +86,7 @@ export class LspServer {
 
   constructor(
     public def: ServerDef,
-    private readonly opts: { clientVersion: string; requestTimeoutMs?: number; log?: (msg: string) => void; info?: (msg: string) => void } = { clientVersion: "0" },
+    private readonly opts: { clientVersion: string; requestTimeoutMs?: number; log?: (msg: string) => void; info?: (msg: string) => void; step?: (label: string) => (ok?: boolean) => void } = { clientVersion: "0" },
   ) {}
 
   get label(): string {
@@ -107,7 +107,14 @@ export class LspServer {
         return Promise.reject(new LspError(`${this.label} crashed ${this.restarts + 1} times (last: ${this.lastExit}); giving up after maxRestarts ${this.def.maxRestarts}${this.stderrTail()}`));
       this.restarts++;
     }
-    this.starting = this.start().finally(() => (this.starting = undefined));
+    const done = this.opts.step?.(`starting language server ${this.label}`);
+    this.starting = this.start().then(
+      () => done?.(true),
+      (e) => {
+        done?.(false);
+        throw e;
+      },
+    ).finally(() => (this.starting = undefined));
     return this.starting;
   }
 

@@ -81,7 +81,7 @@ export function log(st: LspState, m: string): void {
 
 export function serverFor(st: LspState, def: ServerDef): LspServer {
   let s = st.servers.get(def.key);
-  if (!s) st.servers.set(def.key, (s = new LspServer(def, { clientVersion: VERSION, requestTimeoutMs: options(st).requestTimeoutMs, log: (m) => log(st, m), info: (m) => st.ctx.host.log.info(`[${PLUGIN_NAME}] ${m}`) })));
+  if (!s) st.servers.set(def.key, (s = new LspServer(def, { clientVersion: VERSION, requestTimeoutMs: options(st).requestTimeoutMs, log: (m) => log(st, m), info: (m) => st.ctx.host.log.info(`[${PLUGIN_NAME}] ${m}`), step: (label) => st.ctx.step(label) })));
   else s.def = def; // same process; timeouts, restart policy and language ids may have changed
   return s;
 }

@@ -71,7 +71,9 @@ export class McpManager implements McpConnections {
           log: this.ctx.host.log,
         });
         this.conns.set(s.key, c);
-        void c.start();
+        const done = this.ctx.step(`starting MCP server ${s.label}`);
+        const conn = c;
+        void c.start().then(() => done(conn.status === "connected"));
       } else {
         c.spec = s; // fields outside the key (include/exclude, call timeout, alwaysLoad, provenance)
         if (c.status === "failed" && Date.now() - c.startedAt > 2000) c.retry();

@@ -6,7 +6,7 @@
  * project's toolhost config `plugins`. After add and update, the plugin is checked in a real host; on errors the
  * config change is undone (exit 1) unless --force.
  */
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { UsageError, type CommandContext, type ProblemReport } from "../../core/index.ts";
@@ -18,9 +18,19 @@ const isPath = (s: string) => (s.startsWith(".") || path.isAbsolute(s) || s.star
 /** `pkg@range` / `@scope/pkg@range` → the package name. */
 const npmName = (spec: string) => (spec.startsWith("@") ? spec.split("@").slice(0, 2).join("@") : spec.split("@")[0]!);
 
-function npm(args: string[], cwd: string): void {
-  const r = spawnSync("npm", [...args, "--no-audit", "--no-fund"], { cwd, encoding: "utf8", env: { ...process.env, npm_config_update_notifier: "false" } });
-  if (r.status !== 0) throw new Error(`npm ${args.join(" ")} failed (exit ${r.status}):\n${(r.stderr || r.stdout).trim()}`);
+/** Run npm without blocking the event loop, so a terminal shows the step while it runs (`ctx.step`). */
+async function npm(ctx: CommandContext, args: string[], cwd: string): Promise<void> {
+  const done = ctx.step(`npm ${args.join(" ")}`);
+  const r = await new Promise<{ status: number | null; out: string }>((resolve) => {
+    const child = spawn("npm", [...args, "--no-audit", "--no-fund"], { cwd, env: { ...process.env, npm_config_update_notifier: "false" }, stdio: ["ignore", "pipe", "pipe"] });
+    const chunks: { out: string[]; err: string[] } = { out: [], err: [] };
+    child.stdout.on("data", (d) => chunks.out.push(String(d)));
+    child.stderr.on("data", (d) => chunks.err.push(String(d)));
+    child.on("error", (e) => resolve({ status: null, out: e.message }));
+    child.on("close", (status) => resolve({ status, out: (chunks.err.join("") || chunks.out.join("")).trim() }));
+  });
+  done(r.status === 0);
+  if (r.status !== 0) throw new Error(`npm ${args.join(" ")} failed (exit ${r.status}):\n${r.out}`);
 }
 
 function dependencies(cwd: string): Record<string, string> {
@@ -33,17 +43,17 @@ function dependencies(cwd: string): Record<string, string> {
 }
 
 /** Install `spec` (npm or git) into the project; the config entry is the installed package's name. */
-function installPackage(spec: string, cwd: string): string {
+async function installPackage(ctx: CommandContext, spec: string, cwd: string): Promise<string> {
   if (!fs.existsSync(path.join(cwd, "package.json"))) fs.writeFileSync(path.join(cwd, "package.json"), JSON.stringify({ private: true }, null, 2) + "\n");
   const before = dependencies(cwd);
-  npm(["install", "--save", spec], cwd);
+  await npm(ctx, ["install", "--save", spec], cwd);
   const after = dependencies(cwd);
   const added = Object.keys(after).find((k) => before[k] !== after[k]);
   return added ?? npmName(spec);
 }
 
 /** What goes into config `plugins` for `spec` (installing it first where it must be). */
-function entryFor(spec: string, cwd: string, cfg: ConfigFile): string {
+async function entryFor(ctx: CommandContext, spec: string, cwd: string, cfg: ConfigFile): Promise<string> {
   if (isMarketplaceSpec(spec)) return resolveMarketplacePlugin(spec);
   if (isPath(spec) && !isGit(spec)) {
     const abs = path.resolve(cwd, spec);
@@ -52,7 +62,7 @@ function entryFor(spec: string, cwd: string, cfg: ConfigFile): string {
     return rel.startsWith("..") || path.isAbsolute(rel) ? abs : `./${rel}`;
   }
   try {
-    return installPackage(spec, cwd);
+    return await installPackage(ctx, spec, cwd);
   } catch (e) {
     const market = /^[a-z0-9][\w.-]*@([a-z][\w.-]*)$/i.exec(spec)?.[1];
     if (market && !["latest", "next", "beta", "canary"].includes(market)) throw new Error(`${(e as Error).message}\n(if "${market}" is a Claude Code marketplace, add it first: toolhost plugin marketplace add <dir | git url>)`);
@@ -102,7 +112,7 @@ function nodeModule(from: string, name: string): string | undefined {
 async function add(ctx: CommandContext, cwd: string, spec: string): Promise<number> {
   const cfg = configFile(cwd, ctx.args.flags.config as string | undefined);
   const before = cfg.plugins();
-  const entry = entryFor(spec, cwd, cfg);
+  const entry = await entryFor(ctx, spec, cwd, cfg);
   if (!before.includes(entry)) cfg.write([...before, entry]);
   const errors = await checkEntry(ctx, entry, cfg.file);
   if (errors.length && ctx.args.flags.force !== true) cfg.write(before);
@@ -111,14 +121,14 @@ async function add(ctx: CommandContext, cwd: string, spec: string): Promise<numb
   return errors.length ? 1 : 0;
 }
 
-function remove(ctx: CommandContext, cwd: string, spec: string): number {
+async function remove(ctx: CommandContext, cwd: string, spec: string): Promise<number> {
   const cfg = configFile(cwd, ctx.args.flags.config as string | undefined);
   const list = cfg.plugins();
   const name = isPath(spec) ? spec : npmName(spec);
   const keep = list.filter((p) => p !== name && path.resolve(cwd, p) !== path.resolve(cwd, name) && !p.endsWith(`@${name}`) && path.basename(p) !== name);
   if (keep.length === list.length) throw new UsageError(`"${spec}" is not in ${cfg.file} "plugins" (${list.join(", ") || "empty"})`);
   cfg.write(keep);
-  if (!isPath(spec) && dependencies(cwd)[name]) npm(["uninstall", "--save", name], cwd);
+  if (!isPath(spec) && dependencies(cwd)[name]) await npm(ctx, ["uninstall", "--save", name], cwd);
   report(ctx, { action: "remove", plugin: name, config: cfg.file, errors: [], kept: false });
   return 0;
 }
@@ -147,7 +157,7 @@ async function list(ctx: CommandContext, cwd: string): Promise<number> {
 async function update(ctx: CommandContext, cwd: string, spec: string | undefined): Promise<number> {
   const cfg = configFile(cwd, ctx.args.flags.config as string | undefined);
   const names = spec ? [npmName(spec)] : cfg.plugins().filter((p) => dependencies(cwd)[p]);
-  if (names.length) npm(["update", ...names], cwd);
+  if (names.length) await npm(ctx, ["update", ...names], cwd);
   let failed = 0;
   for (const n of names) {
     const errors = await checkEntry(ctx, n, cfg.file);
