@@ -21,6 +21,7 @@ export { suggest, editDistance } from "../lib/text.ts";
 export { loadConfig, type ConfigResult } from "./manifest/config.ts";
 export { PERMISSION_MODES, type ModeChoice } from "./manifest/mode.ts";
 export { loadPlugin, locateManifest, type LoadOptions } from "./manifest/load.ts";
+export { validatorFor, ajvProblems } from "./manifest/schema.ts";
 export * from "./stages.ts";
 
 // CLI: what a plugin's `cliCommands` module gets (its `run(ctx)`), and the error for bad usage (exit 3).

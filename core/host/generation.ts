@@ -80,6 +80,7 @@ export async function readSettings(h: HostState, gen: Generation, cfg: ConfigRes
     problem: (p) => void gen.problems.push(p),
   });
   for (const lp of added) {
+    validated(h, lp);
     gen.problems.push(...lp.problems);
     if (!lp.failed) plugins.push(lp);
   }
@@ -108,14 +109,16 @@ function chooseHostMode(h: HostState, gen: Generation, choice: ModeChoice): void
 }
 
 export function loadManifests(h: HostState, gen: Generation, cfg: ConfigResult): LoadedPlugin[] {
-  const loaded: LoadedPlugin[] = [...cfg.sources];
+  const loaded: LoadedPlugin[] = cfg.sources.filter((lp) => {
+    gen.problems.push(...validated(h, lp)); // the rest of its problems came with the config
+    return !lp.failed;
+  });
   const seen = new Map<string, LoadedPlugin>();
   for (const s of h.sources) {
     if (!s.path) continue;
     const lp = loadPlugin(s, { projectDir: h.cwd, dataHome: h.options.dataHome as string | undefined });
     h.hooks.manifestLoaded.call(lp);
-    lp.problems.push(...h.hooks.validateManifest.call([], lp));
-    lp.failed = lp.failed || lp.problems.some((p) => p.severity === "error");
+    validated(h, lp);
     gen.problems.push(...lp.problems);
     if (lp.failed && !fs.existsSync(path.resolve(h.cwd, s.path))) for (const p of lp.problems) gen.removed.add(p);
     if (lp.failed) h.hooks.activateFailed.call(lp, lp.problems.find((p) => p.severity === "error")!);
@@ -123,6 +126,14 @@ export function loadManifests(h: HostState, gen: Generation, cfg: ConfigResult):
   }
   for (const def of h.options.plugins ?? []) loaded.push(inlineRecord(def, h.cwd));
   return loaded.sort(byLoadOrder);
+}
+
+/** Plugins' checks of a loaded manifest or settings source (host.validateManifest): added to its problems; an error fails it. */
+function validated(h: HostState, lp: LoadedPlugin): ProblemReport[] {
+  const more = h.hooks.validateManifest.call([], lp);
+  lp.problems.push(...more);
+  lp.failed = lp.failed || more.some((p) => p.severity === "error");
+  return more;
 }
 
 /** Manifest `order`, then the bundled list's order, then id. */

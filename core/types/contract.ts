@@ -17,7 +17,7 @@ import type {
 import type { ProblemReport } from "../errors.ts";
 import type { Tool, ToolResult, ReadFilter } from "./tool.ts";
 import type { AskAnswer, CallSource, Decision, ExecuteOutcome, HookDecision, TraceEntry, Traced } from "./outcome.ts";
-import type { SessionEventContext } from "./events.ts";
+import type { SessionEventContext, StepEvent } from "./events.ts";
 import type { DeferDecision, Exclusion, PoolContext, PoolDiff, PoolSnapshot, ToolCollector } from "./pool.ts";
 import type { HostConfig, LoadedPlugin, PermissionRuleUpdate, PluginSource, RebuildInfo, SessionData, SettingsCollector } from "./records.ts";
 
@@ -126,10 +126,7 @@ export interface HostHooks {
   readonly rebuildFailed: SyncHook<[RebuildInfo, ProblemReport[]]>;
   /** The model-visible pool changed (fingerprint differs). Fires once per generation that changes it. */
   readonly poolChanged: SyncHook<[PoolSnapshot, PoolDiff]>;
-  /**
-   * AsyncSeries: a session was first used in this host — restore its state here (the sessions plugin
-   * reads its store). Calls in the session wait for it; `await host.openSession(id)` for sync readers.
-   */
+  /** AsyncSeries: a session is first used here — restore its state (calls wait; `host.openSession(id)`). */
   readonly sessionOpen: AsyncSeriesHook<[SessionData]>;
   /** A session loaded deferred tools (ToolSearch) or otherwise changed what it sees. */
   readonly sessionToolsChanged: SyncHook<[string]>;
@@ -137,7 +134,7 @@ export interface HostHooks {
   readonly addPermissionRule: SyncBailHook<[PermissionRuleUpdate], true | undefined>;
   /** Mode switch (default, plan, acceptEdits, dontAsk, bypassPermissions). */
   readonly modeChanged: SyncHook<[string, string]>;
-  /** A long step began or ended (an MCP server starting, an install): `ctx.step(label)`; a terminal shows it after a second. */
+  /** A long step began or ended (`ctx.step`); the CLI shows one still running after a second. */
   readonly step: SyncHook<[StepEvent]>;
   /** Shut down connections and processes (plugins usually use ctx.onDispose). */
   readonly dispose: AsyncParallelHook<[]>;
@@ -241,23 +238,8 @@ export interface PluginContext {
   contributeConfig(key: string, schema: object): void;
   /** Run when the plugin is removed or reloaded, or the host closes. */
   onDispose(fn: () => void | Promise<void>): void;
-  /**
-   * Announce a step that may take a while (a server start, an index build, an install); call the returned
-   * function when it ends. Fires `hooks.step`; the CLI shows steps still running after a second on a terminal.
-   */
+  /** Announce a long step (a server start, an install); call the result when it ends. Fires `hooks.step`. */
   step(label: string): (ok?: boolean) => void;
-}
-
-/** One edge of a long step (`ctx.step`): `start`, then `end` with its duration. */
-export interface StepEvent {
-  /** Unique per host; pairs a step's start with its end. */
-  id: number;
-  plugin: string;
-  label: string;
-  phase: "start" | "end";
-  /** On `end`: how long the step took, and whether it succeeded (default true). */
-  ms?: number;
-  ok?: boolean;
 }
 
 export interface PluginDefinition {

@@ -69,3 +69,15 @@ export interface TurnOutcome {
   stop?: StopSignal;
   trace: TraceEntry[];
 }
+
+/** One edge of a long step (`ctx.step`, `hooks.step`): `start`, then `end` with its duration. */
+export interface StepEvent {
+  /** Unique per host; pairs a step's start with its end. */
+  id: number;
+  plugin: string;
+  label: string;
+  phase: "start" | "end";
+  /** On `end`: how long the step took, and whether it succeeded (default true). */
+  ms?: number;
+  ok?: boolean;
+}

@@ -20,6 +20,7 @@ import { batchHandlers, postToolBatch } from "./events/post-tool-batch.ts";
 import { permissionRequest } from "./events/permission-request.ts";
 import { sessionEvent } from "./events/session.ts";
 import { HOOK_EVENTS } from "./events-table.ts";
+import { checkHookMaps } from "./validate.ts";
 
 const SESSION_EVENTS = Object.keys(HOOK_EVENTS).filter((e) => HOOK_EVENTS[e]!.runs === "embedder");
 
@@ -28,6 +29,7 @@ export default definePlugin({
   apply(ctx) {
     const shutdown = new AbortController();
     ctx.onDispose(() => shutdown.abort());
+    ctx.hooks.validateManifest.tap(PLUGIN_NAME, (problems, lp) => [...problems, ...checkHookMaps(lp)]);
     ctx.hooks.build.tap(PLUGIN_NAME, (build) => {
       const registry = buildRegistry(build, matchesHookIf);
       if (registry.problems.length) build.hooks.collect.tap(PLUGIN_NAME, (collector) => registry.problems.forEach((p) => collector.problem(p)));

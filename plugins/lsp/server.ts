@@ -108,13 +108,8 @@ export class LspServer {
       this.restarts++;
     }
     const done = this.opts.step?.(`starting language server ${this.label}`);
-    this.starting = this.start().then(
-      () => done?.(true),
-      (e) => {
-        done?.(false);
-        throw e;
-      },
-    ).finally(() => (this.starting = undefined));
+    const ended = (ok: boolean) => (done?.(ok), (this.starting = undefined));
+    this.starting = this.start().then(() => void ended(true), (e) => (ended(false), Promise.reject(e)));
     return this.starting;
   }
 
