@@ -8,7 +8,7 @@ export const {
   ToolhostError, PluginError, UsageError, errorMessage, loadConfig, suggest, editDistance,
   SyncHook, SyncBailHook, SyncWaterfallHook, AsyncParallelHook, AsyncSeriesHook, AsyncSeriesBailHook, AsyncSeriesWaterfallHook,
   TRACE, Session, stableStringify, denialText, substitute, resolveInside, codeStamp, importCached, flag, resolveFlag, instrument,
-  HOST_HOOKS, BUILD_HOOKS, STAGES, PERMISSION_MODES, loadPlugin, locateManifest, readJsonFile, settingsPlugin,
+  HOST_HOOKS, BUILD_HOOKS, STAGES, PERMISSION_MODES, loadPlugin, locateManifest, validatorFor, ajvProblems, readJsonFile, settingsPlugin,
   DISCOVER_STAGE_WATCH, POOL_STAGE_DENY, POOL_STAGE_MODE, DEFER_STAGE_ALWAYS_LOAD, DEFER_STAGE_POLICY, DENY_STAGE_SETTINGS,
   DENY_STAGE_AGENTS, PERMISSION_STAGE_AGENTS, PERMISSION_STAGE_RULES, PERMISSION_STAGE_TOOL, PERMISSION_STAGE_FALLBACK,
   COMMAND_HOOKS_STAGE, TRANSCRIPT_STAGE_BEFORE_HOOKS, TRANSCRIPT_STAGE_AFTER_HOOKS, SHAPE_STAGE_HOOK_CONTEXT, SHAPE_STAGE_ANNOTATE, SHAPE_STAGE_TRUNCATE,
