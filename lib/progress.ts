@@ -64,7 +64,7 @@ export function stepProgress(line: StatusLine, opts: { delayMs?: number; interva
 }
 
 /** The status line of a terminal stream: the text cut to the width, redrawn with a carriage return. */
-export function terminalLine(stream: NodeJS.WriteStream): StatusLine & { readonly text: string | undefined } {
+export function terminalLine(stream: { columns?: number; write(text: string): unknown }): StatusLine & { readonly text: string | undefined } {
   let text: string | undefined;
   return {
     get text() {
