@@ -34,6 +34,11 @@ interface Grantor {
   plugin: string;
   outside: boolean;
 }
+/** A plugin from outside toolhost (npm, a directory): its grants reach only its own tools unless the user grants it more. */
+export function isOutsidePlugin(lp: LoadedPlugin): boolean {
+  return lp.kind === "plugin" && lp.source.kind !== "bundled";
+}
+
 const approversOf = new WeakMap<readonly LoadedPlugin[], Approvers>();
 
 function approvers(plugins: readonly LoadedPlugin[]): Approvers {
@@ -42,7 +47,7 @@ function approvers(plugins: readonly LoadedPlugin[]): Approvers {
   a = { inProcess: false, allows: [], hooks: [] };
   for (const lp of plugins) {
     if (lp.kind === "inline" || (lp.source.kind !== "bundled" && lp.components.main)) a.inProcess = true;
-    const by = { plugin: lp.id, outside: lp.kind === "plugin" && lp.source.kind !== "bundled" };
+    const by = { plugin: lp.id, outside: isOutsidePlugin(lp) };
     for (const r of lp.components.permissions?.value.allow ?? []) if (typeof r === "string") a.allows.push({ rule: r, ...by });
     for (const h of lp.components.hooks) a.hooks.push({ events: h.value, ...by });
   }

@@ -17,6 +17,20 @@ export interface StepProgress {
   close(): void;
 }
 
+let stepIds = 0;
+/** A step's paired events: `start` now, `end` (once, with its duration) when the returned function is called. */
+export function startStep(emit: (event: StepEvent) => void, plugin: string, label: string): (ok?: boolean) => void {
+  const id = ++stepIds;
+  const t0 = performance.now();
+  emit({ id, plugin, label, phase: "start" });
+  let ended = false;
+  return (ok = true) => {
+    if (ended) return;
+    ended = true;
+    emit({ id, plugin, label, phase: "end", ms: performance.now() - t0, ok });
+  };
+}
+
 const FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
 
 export function stepProgress(line: StatusLine, opts: { delayMs?: number; intervalMs?: number; now?: () => number } = {}): StepProgress {

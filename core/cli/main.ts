@@ -12,7 +12,7 @@ import { commandHelp, completion, flagName, GLOBAL_FLAGS, usage } from "./help.t
 import { pluginCommands } from "./plugin-commands.ts";
 import { errorMessage } from "../errors.ts";
 import { suggest } from "../../lib/text.ts";
-import { stepProgress, terminalLine, type StepProgress } from "../../lib/progress.ts";
+import { startStep, stepProgress, terminalLine } from "../../lib/progress.ts";
 
 
 const GLOBAL_VALUES = ["cwd", "config", "plugin-dir", "mode", "settings"];
@@ -95,13 +95,6 @@ function commandName(argv: string[]): string | undefined {
   return undefined;
 }
 
-let cliSteps = 0;
-function cliStep(progress: StepProgress | undefined, label: string): (ok?: boolean) => void {
-  const id = -++cliSteps;
-  progress?.onStep({ id, plugin: "cli", label, phase: "start" });
-  return (ok = true) => progress?.onStep({ id, plugin: "cli", label, phase: "end", ok });
-}
-
 export async function main(argv: string[], io: CliIO = defaultIO()): Promise<number> {
   const cmdName = commandName(argv);
   const cmd = commandList().find((c) => c.name === cmdName);
@@ -118,7 +111,7 @@ export async function main(argv: string[], io: CliIO = defaultIO()): Promise<num
     const ctx: CommandContext = {
       args, io, json: args.flags.json === true,
       host: (extra) => createHost({ ...hostOptionsFrom(args), ...(progress && { onStep: progress.onStep }), ...extra }),
-      step: (label) => cliStep(progress, label),
+      step: (label) => (progress ? startStep(progress.onStep, "cli", label) : () => {}),
     };
     try {
       return await cmd.run(ctx);

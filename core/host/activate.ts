@@ -7,6 +7,7 @@ import { hooksFacade } from "../hooks/facade.ts";
 import type { BuildView, HostHooks, HostView, LoadedPlugin, Logger, PluginContext, PluginDefinition } from "../types.ts";
 import type { Build } from "../build/build.ts";
 import { importPlugin, stampOf } from "./plugin-code.ts";
+import { startStep } from "../../lib/progress.ts";
 
 interface ActivePlugin {
   id: string;
@@ -137,7 +138,7 @@ export class Activator {
       provide: (name: string, value: unknown) => this.register(this.services, "service", ap, name, value),
       contributeConfig: (key: string, schema: object) => this.register(this.configKeys, "config key", ap, key, schema),
       onDispose: (fn: () => void | Promise<void>) => void ap.disposers.push(fn),
-      step: (label: string) => stepOf(this.hooks, ap.id, label),
+      step: (label: string) => startStep((e) => this.hooks.step.call(e), ap.id, label),
     });
   }
 
@@ -159,18 +160,4 @@ export class Activator {
 
 function activationProblem(id: string, lp: LoadedPlugin, e: unknown): ProblemReport {
   return { plugin: id, file: lp.components.main?.file ?? lp.manifestFile, path: lp.components.main ? "/main" : undefined, message: `activating plugin failed: ${errorMessage(e)}`, severity: "error" };
-}
-
-let stepIds = 0;
-/** `ctx.step`: a start event now, an end event (once) when the returned function is called. */
-function stepOf(hooks: HostHooks, plugin: string, label: string): (ok?: boolean) => void {
-  const id = ++stepIds;
-  const t0 = performance.now();
-  hooks.step.call({ id, plugin, label, phase: "start" });
-  let ended = false;
-  return (ok = true) => {
-    if (ended) return;
-    ended = true;
-    hooks.step.call({ id, plugin, label, phase: "end", ms: performance.now() - t0, ok });
-  };
 }

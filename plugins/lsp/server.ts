@@ -13,6 +13,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { CancellationTokenSource, createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from "vscode-jsonrpc/node.js";
 import { errorMessage } from "../../core/index.ts";
 import { whichProblem, type ServerDef } from "./config.ts";
+import { signalGroup, trackGroup } from "../../lib/process-group.ts";
 
 export const MAX_OPEN_DOCUMENTS = 50;
 export const DEFAULT_SHUTDOWN_MS = 3_000;
@@ -37,25 +38,14 @@ export interface Diagnostic {
 
 export class LspError extends Error {}
 
-/** Every live server process of this module: one process "exit" listener kills them all, whatever host forgot to close. */
-const LIVE = new Set<ChildProcess>();
-let exitHookInstalled = false;
-function track(child: ChildProcess): void {
-  LIVE.add(child);
-  child.once("exit", () => LIVE.delete(child));
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once("exit", () => {
-    for (const c of LIVE) killGroup(c);
-  });
+/** A server's whole process group, SIGKILLed (lib/process-group.ts; the direct child alone on Windows). */
+function killGroup(child: ChildProcess): void {
+  if (child.pid) signalGroup(child.pid, "SIGKILL");
 }
 
-function killGroup(child: ChildProcess): void {
-  if (!child.pid) return;
-  try {
-    if (process.platform !== "win32") process.kill(-child.pid, "SIGKILL");
-    else child.kill("SIGKILL");
-  } catch {}
+/** Until it exits, a server's group is killed at process exit, whatever host forgot to close (lib/process-group.ts). */
+function track(child: ChildProcess): void {
+  child.once("exit", trackGroup(child));
 }
 
 interface OpenDoc {

@@ -10,7 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { BuildView, CallState, LoadedPlugin, PluginContext, PoolSnapshot, PreToolUseContext, ProblemReport, Tool } from "../../core/index.ts";
 import { TRACE } from "../../core/index.ts";
-import { matcherMayMatch } from "../../lib/approval.ts";
+import { isOutsidePlugin, matcherMayMatch } from "../../lib/approval.ts";
 import { handlersOf } from "../../lib/hook-scripts.ts";
 import { where, type PluginGrant, type RuleEntry, type RuleSet } from "./rules.ts";
 
@@ -116,8 +116,8 @@ export interface HookAt {
  * A refused allow is dropped: the call goes on as if the hook had not answered (the rules, then an ask).
  */
 export function hookAllowRefused(plugins: readonly LoadedPlugin[], grants: (id: string) => PluginGrant | undefined, id: string, tool: Tool, at: HookAt): string | undefined {
-  const lp = plugins.find((p) => p.id === id);
-  if (!lp || lp.kind !== "plugin" || lp.source.kind === "bundled" || tool.plugin === id || grants(id) === "grant") return undefined;
+  if (mayGrant(plugins, grants, id, tool)) return undefined;
+  const lp = plugins.find((p) => p.id === id)!;
   const file = at.file ?? lp.manifestFile ?? lp.root;
   return `grant refused: plugin "${id}" may not allow tool ${tool.name} (file ${file}${at.path ?? ""}): its ${at.event} hook answered allow, but a plugin's hook may allow only the plugin's own tools, so the call is decided as if it had not answered; to let it allow more, add pluginTrust: {"${id}": "grant"} to your own toolhost config (--config / createHost({config})) or TOOLHOST_HOME/trust.json`;
 }
@@ -128,7 +128,7 @@ export function hookAllowRefused(plugins: readonly LoadedPlugin[], grants: (id: 
  */
 export function mayGrant(plugins: readonly LoadedPlugin[], grants: (id: string) => PluginGrant | undefined, id: string, tool: Tool, rule?: string): boolean {
   const lp = plugins.find((p) => p.id === id);
-  if (!lp || lp.kind !== "plugin" || lp.source.kind === "bundled" || tool.plugin === id) return true;
+  if (!lp || !isOutsidePlugin(lp) || tool.plugin === id) return true;
   const g = grants(id);
   return g === "grant" || (rule !== undefined && !!g && g.allow.includes(rule));
 }
@@ -174,7 +174,7 @@ export function refuseForeignHookAllows(pre: PreToolUseContext, plugins: readonl
 export function hookGrantsFor(plugins: readonly LoadedPlugin[], grants: (id: string) => PluginGrant | undefined, tool: Tool): Array<{ rule: string; plugin: string; file: string | null; path: string; applies: string }> {
   const out = [];
   for (const lp of plugins) {
-    if (lp.kind !== "plugin" || lp.source.kind === "bundled") continue;
+    if (!isOutsidePlugin(lp)) continue;
     for (const c of lp.components.hooks) {
       for (const h of handlersOf(c.value as Record<string, unknown>, c.jsonPath || "/")) {
         if ((h.event !== "PreToolUse" && h.event !== "PermissionRequest") || !matcherMayMatch(h.matcher, tool.name)) continue;

@@ -142,25 +142,22 @@ class TermBuffer {
   }
 
   private readonly add = (str: string, s: number, e: number): void => {
-    let id = this.wordId.get(str, s, e);
-    if (id === undefined) {
-      const w = str.slice(s, e).toLowerCase();
-      const t = this.an(w);
-      id = t.length === 1 ? this.idOfTerm(t[0]!) : -1;
-      this.wordId.set(w, id);
-    }
+    const id = this.wordId.get(str, s, e) ?? this.firstSeen(str, s, e);
     if (id >= 0) this.push(id);
   };
 
+  /** A word not in the table yet: analysed once, its term id (or -1: no single term) remembered. */
+  private firstSeen(str: string, s: number, e: number): number {
+    const w = str.slice(s, e).toLowerCase();
+    const t = this.an(w);
+    const id = t.length === 1 ? this.idOfTerm(t[0]!) : -1;
+    this.wordId.set(w, id);
+    return id;
+  }
+
   /** The word str[s, e) (ASCII; `h` its FNV-1a hash, case folded) → its term id appended. */
   private emit(str: string, s: number, e: number, h: number): void {
-    let id = this.wordId.getHashed(str, s, e, h >>> 0);
-    if (id === undefined) {
-      const w = str.slice(s, e).toLowerCase();
-      const t = this.an(w);
-      id = t.length === 1 ? this.idOfTerm(t[0]!) : -1;
-      this.wordId.set(w, id);
-    }
+    const id = this.wordId.getHashed(str, s, e, h >>> 0) ?? this.firstSeen(str, s, e);
     if (id >= 0) this.push(id);
   }
 
