@@ -82,6 +82,13 @@ export interface RankOptions {
   serverStage: number;
   /** An association table to use instead of the shipped one (training and tests). */
   learned?: AssociationTable;
+  /**
+   * Query expansion by word-vector nearest neighbours (`neighbours`) at this weight × cosine; 0 = off. An
+   * experiment (bench/toolsearch/embed.ts): no table ships, since it did not pay on the training tune fold.
+   */
+  neighbourWeight: number;
+  /** The neighbour table (stem → [neighbour stem, cosine]) for `neighbourWeight`. */
+  neighbours?: AssociationTable;
 }
 
 export const DEFAULT_OPTIONS: RankOptions = {
@@ -108,10 +115,12 @@ export const DEFAULT_OPTIONS: RankOptions = {
   companions: true,
   // chosen by bench/toolsearch/train.ts on a tune fold of the training pairs (never on the dev set)
   learnedWeight: 0.5,
-  queryFunctionWords: false,
+  // chosen by the same script on the same tune fold (it was hand-set before)
+  queryFunctionWords: true,
   serverStage: 0,
   learnedRelated: true,
   learnedTopK: 8,
+  neighbourWeight: 0,
 };
 
 /** The plain BM25 baseline the benchmark compares against: name + description, one field, no extras. */
@@ -141,6 +150,7 @@ export const PLAIN_BM25: RankOptions = {
   serverStage: 0,
   learnedRelated: false,
   learnedTopK: 8,
+  neighbourWeight: 0,
   analyzer: "plain",
 };
 

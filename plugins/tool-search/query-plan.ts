@@ -97,6 +97,13 @@ export function queryPlan(ix: IndexData, nDocs: number, o: RankOptions, query: s
       if (list) for (let k = 0; k < list.length && k < o.learnedTopK; k++) p.put(list[k]![0], o.learnedWeight * list[k]![1], gOf.get(t));
     }
   }
+  if (o.neighbourWeight > 0 && o.neighbours) {
+    const table = o.neighbours;
+    for (const t of base) {
+      const list = table.get(t);
+      if (list) for (const [u, cos] of list) p.put(u, o.neighbourWeight * cos, gOf.get(t));
+    }
+  }
   if (o.prefix > 0) for (const t of base) if (t.length >= 4) expandPrefix(ix, p, t, o.prefix, gOf.get(t));
   const maxIdf = Math.log(1 + (nDocs + 0.5) / 0.5);
   const groupIdf = [...gOf.keys()].map((t) => {

@@ -205,7 +205,11 @@ describe("learned associations (data/associations.txt, fitted by bench/toolsearc
     expect(head).toMatch(/dev queries were not used/);
     // the defaults are what the training script chose on its tune fold (not hand-set)
     const params = JSON.parse(/params (\{.*\}) \(chosen/.exec(head)![1]!);
-    expect({ learnedWeight: DEFAULT_OPTIONS.learnedWeight, learnedRelated: DEFAULT_OPTIONS.learnedRelated }).toEqual({ learnedWeight: params.learnedWeight, learnedRelated: params.learnedRelated });
+    expect({ learnedWeight: DEFAULT_OPTIONS.learnedWeight, learnedRelated: DEFAULT_OPTIONS.learnedRelated, queryFunctionWords: DEFAULT_OPTIONS.queryFunctionWords }).toEqual({
+      learnedWeight: params.learnedWeight,
+      learnedRelated: params.learnedRelated,
+      queryFunctionWords: params.queryFunctionWords,
+    });
     expect(associations().size).toBeGreaterThan(1000);
     const t = parseAssociations(formatAssociations(["h"], new Map([["weather", [["forecast", 0.61] as const]]])));
     expect(t.get("weather")).toEqual([["forecast", 0.61]]);
