@@ -19,7 +19,7 @@ export { substitute, resolveInside, readJson as readJsonFile } from "./manifest/
 export { settingsPlugin, type SettingsOptions } from "./manifest/settings.ts";
 export { suggest, editDistance } from "../lib/text.ts";
 export { loadConfig, type ConfigResult } from "./manifest/config.ts";
-export { PERMISSION_MODES, type ModeChoice } from "./manifest/mode.ts";
+export { PERMISSION_MODES } from "../lib/modes.ts";
 export { loadPlugin, locateManifest, type LoadOptions } from "./manifest/load.ts";
 export { validatorFor, ajvProblems } from "./manifest/schema.ts";
 export * from "./stages.ts";

@@ -37,6 +37,7 @@ export const HOST_HOOKS = {
   sessionOpen: row("AsyncSeriesHook", ["session"], "isolate", "a session was first used in this host: restore its state (calls in it wait)"),
   sessionToolsChanged: row("SyncHook", ["sessionId"], "isolate", "a session loaded deferred tools"),
   addPermissionRule: row("SyncBailHook", ["update"], "isolate", "store an \"allow always\" or other rule update; first taker wins"),
+  chooseMode: row("SyncWaterfallHook", ["choice", "query"], "isolate", "the permission mode the configuration sets, and the modes it refuses (after host.settings)"),
   modeChanged: row("SyncHook", ["mode", "previous"], "isolate", "the permission mode was switched"),
   step: row("SyncHook", ["event"], "isolate", "a long step (server start, install) began or ended: ctx.step"),
   dispose: row("AsyncParallelHook", [], "isolate", "the host is closing"),

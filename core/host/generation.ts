@@ -5,10 +5,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { ProblemReport } from "../errors.ts";
-import type { HostConfig, LoadedPlugin, RebuildInfo } from "../types.ts";
+import type { HostConfig, LoadedPlugin, ModeChoice, RebuildInfo } from "../types.ts";
 import { loadConfig, type ConfigResult } from "../manifest/config.ts";
 import { loadPlugin } from "../manifest/load.ts";
-import { chooseMode, PERMISSION_MODES, type ModeChoice } from "../manifest/mode.ts";
 import { ajvProblems, configSchema, validatorFor } from "../manifest/schema.ts";
 import { bundledRank, dedupeSources, initialSources } from "../manifest/sources.ts";
 import { suggest } from "../../lib/text.ts";
@@ -85,26 +84,23 @@ export async function readSettings(h: HostState, gen: Generation, cfg: ConfigRes
     if (!lp.failed) plugins.push(lp);
   }
   plugins.sort(byLoadOrder);
-  chooseHostMode(h, gen, chooseMode(places, gen.problems));
+  const requested = h.current ? undefined : h.options.mode;
+  chooseHostMode(h, gen, h.hooks.chooseMode.call({}, { places, requested, problem: (p) => void gen.problems.push(p) }));
 }
 
-/** The mode is chosen once, at the first build: createHost/--mode, else what the configuration says. */
+/** The mode is chosen once, at the first build: createHost/--mode, else what host.chooseMode says; a locked mode falls back to default. */
 function chooseHostMode(h: HostState, gen: Generation, choice: ModeChoice): void {
-  h.bypassDisabledBy = choice.bypassDisabledBy;
+  h.modeLocks = choice.locks ?? [];
   if (!h.current) {
     const opt = h.options.mode;
     h.modeSource = opt ? { mode: opt, source: "option" } : (choice.defaultMode ?? { mode: "default", source: "default" });
     h.mode = h.modeSource.mode;
-    if (opt && !(PERMISSION_MODES as readonly string[]).includes(opt)) {
-      // a plugin may define a mode of its own, so this warns rather than refuses
-      gen.problems.push({ plugin: "toolhost", path: "createHost({mode})", message: `unknown permission mode "${opt}" (known: ${PERMISSION_MODES.join(", ")}); no bundled plugin treats it specially`, severity: "warning" });
-    }
   }
-  const by = h.bypassDisabledBy;
-  if (h.mode === "bypassPermissions" && by) {
-    gen.problems.push({ plugin: by.plugin, file: by.file, path: by.path, message: `bypassPermissions mode is disabled here (disableBypassPermissionsMode: "disable"); running in default mode instead`, severity: "warning" });
+  const lock = h.modeLocks.find((l) => l.mode === h.mode);
+  if (lock) {
+    gen.problems.push({ plugin: lock.plugin, file: lock.file, path: lock.path, message: `${lock.mode} mode is disabled here (${lock.reason}); running in default mode instead`, severity: "warning" });
     h.mode = "default";
-    h.modeSource = { mode: "default", source: by.plugin, file: by.file, path: by.path };
+    h.modeSource = { mode: "default", source: lock.plugin, file: lock.file, path: lock.path };
   }
 }
 

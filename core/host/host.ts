@@ -41,7 +41,7 @@ export class Host {
     this.state = {
       options, cwd: this.cwd, hooks: this.hooks, view, log: this.log, hostProblems: problems,
       activator: new Activator(this.hooks, () => view, this.log, (p) => problems.push(p)),
-      config: {}, loaded: [], loadProblems: [], generation: 0, mode: options.mode ?? "default", modeSource: { mode: "default", source: "default" },
+      config: {}, loaded: [], loadProblems: [], generation: 0, mode: options.mode ?? "default", modeSource: { mode: "default", source: "default" }, modeLocks: [],
       watchedFiles: [], sources: [], allowAlways: (tool, input, sessionId) => this.allowAlways(tool, input, sessionId),
     };
     this.queue = new Coalescer((reason) => rebuild(this.state, reason), { debounceMs: options.debounceMs, maxWaitMs: options.maxWaitMs, onError: (m) => this.log.error(m) });
@@ -206,8 +206,8 @@ export class Host {
   setMode(mode: string): void {
     const s = this.state;
     const prev = s.mode;
-    const by = s.bypassDisabledBy;
-    if (mode === "bypassPermissions" && by) throw new ToolhostError(`bypassPermissions mode is disabled by ${by.path} in ${by.file ?? by.plugin} (disableBypassPermissionsMode: "disable")`);
+    const lock = s.modeLocks.find((l) => l.mode === mode);
+    if (lock) throw new ToolhostError(`${mode} mode is disabled by ${lock.path} in ${lock.file ?? lock.plugin} (${lock.reason})`);
     s.modeSource = { mode, source: "setMode" };
     if (prev === mode) return;
     s.mode = mode;

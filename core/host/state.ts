@@ -1,8 +1,7 @@
 /** What the long-lived Host keeps between generations; read and written by the rebuild path. */
 import type { ProblemReport } from "../errors.ts";
 import type { Build } from "../build/build.ts";
-import type { AskAnswer, AskRequest, HostConfig, HostHooks, HostView, LoadedPlugin, Logger, ModeSource, PluginDefinition, PluginSource, PoolDiff, PoolSnapshot, StepEvent, Tool } from "../types.ts";
-import type { ModeChoice } from "../manifest/mode.ts";
+import type { AskAnswer, AskRequest, HostConfig, HostHooks, HostView, LoadedPlugin, Logger, ModeLock, ModeSource, PluginDefinition, PluginSource, PoolDiff, PoolSnapshot, StepEvent, Tool } from "../types.ts";
 import type { Activator } from "./activate.ts";
 
 export interface HostOptions {
@@ -73,7 +72,8 @@ export interface HostState {
   generation: number;
   mode: string;
   modeSource: ModeSource;
-  bypassDisabledBy?: ModeChoice["bypassDisabledBy"];
+  /** Modes the configuration refuses (host.chooseMode): setMode throws, a build falls back to default. */
+  modeLocks: ModeLock[];
   watchedFiles: string[];
   sources: readonly PluginSource[];
   allowAlways(tool: Tool, input: unknown, sessionId?: string): void;

@@ -19,7 +19,7 @@ import type { Tool, ToolResult, ReadFilter } from "./tool.ts";
 import type { AskAnswer, CallSource, Decision, ExecuteOutcome, HookDecision, TraceEntry, Traced } from "./outcome.ts";
 import type { SessionEventContext, StepEvent } from "./events.ts";
 import type { DeferDecision, Exclusion, PoolContext, PoolDiff, PoolSnapshot, ToolCollector } from "./pool.ts";
-import type { HostConfig, LoadedPlugin, PermissionRuleUpdate, PluginSource, RebuildInfo, SessionData, SettingsCollector } from "./records.ts";
+import type { HostConfig, LoadedPlugin, ModeChoice, ModeQuery, PermissionRuleUpdate, PluginSource, RebuildInfo, SessionData, SettingsCollector } from "./records.ts";
 
 export interface CallState extends Traced {
   readonly toolUseId: string;
@@ -132,6 +132,8 @@ export interface HostHooks {
   readonly sessionToolsChanged: SyncHook<[string]>;
   /** "allow always" and other rule updates; the permissions plugin persists them. First taker wins. */
   readonly addPermissionRule: SyncBailHook<[PermissionRuleUpdate], true | undefined>;
+  /** SyncWaterfall: the permission mode the configuration sets and the modes it refuses (the permissions plugin). */
+  readonly chooseMode: SyncWaterfallHook<[ModeChoice, ModeQuery]>;
   /** Mode switch (default, plan, acceptEdits, dontAsk, bypassPermissions). */
   readonly modeChanged: SyncHook<[string, string]>;
   /** A long step began or ended (`ctx.step`); the CLI shows one still running after a second. */

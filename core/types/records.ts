@@ -111,6 +111,30 @@ export interface ModePlace {
   precedence: number;
 }
 
+/** A mode the configuration refuses (e.g. `permissions.disableBypassPermissionsMode`), and where it says so. */
+export interface ModeLock {
+  mode: string;
+  plugin: string;
+  file?: string;
+  path: string;
+  /** The setting that refuses it, for the start-up warning and setMode's error. */
+  reason: string;
+}
+
+/** What host.chooseMode's taps decide from the mode places: the configured default and the modes refused. */
+export interface ModeChoice {
+  defaultMode?: ModeSource;
+  locks?: ModeLock[];
+}
+
+/** host.chooseMode's question: every place that may set a mode (precedence order not yet applied). */
+export interface ModeQuery {
+  readonly places: readonly ModePlace[];
+  /** createHost({mode}) / --mode, on the first generation only (later ones keep the chosen mode). */
+  readonly requested?: string;
+  problem(p: ProblemReport): void;
+}
+
 export interface ModeSource {
   mode: string;
   /** "option" (createHost / --mode), "config", "settings:local", "settings:project", or "default". */
