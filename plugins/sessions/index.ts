@@ -38,7 +38,7 @@ export default definePlugin({
     const rt = new Runtime(ctx);
     ctx.hooks.sessionOpen.tapPromise(PLUGIN_NAME, (s) => rt.open(s));
     // An observer: runs before the permissions plugin takes the update, never takes it.
-    ctx.hooks.addPermissionRule.tap({ name: PLUGIN_NAME, stage: -100 }, (u) => rt.approval(u));
+    ctx.hooks.addPermissionRule.tap({ name: PLUGIN_NAME, stage: -100 }, (u) => rt.approvals.record(u));
     ctx.hooks.build.tap(PLUGIN_NAME, (build) => {
       // in memory nothing is written: a sync tap keeps the per-call path free of promises (pipeline-ab: a
       // promise tap here cost about 1.2 µs, a quarter of a call with no hooks)

@@ -7,44 +7,15 @@
  * again before Edit, so a broken store fails closed wherever a decision depends on it.
  */
 import os from "node:os";
-import path from "node:path";
-import type { CallRecord, CallState, PermissionRuleUpdate, PluginContext, SessionData, ToolResult } from "../../core/index.ts";
+import type { CallRecord, CallState, PluginContext, SessionData, ToolResult } from "../../core/index.ts";
 import { FIELDS, MemoryStore, openStore, sessionIdProblem, SessionStoreError, type PatchResult, type SessionOp, type SessionRecord, type SessionStore, type SessionsConfig, type SyncSessionStore, type TaskEntry, type UsageCount } from "../../lib/session-store/index.ts";
 import { merge, restore, Synced } from "./codec.ts";
+import { Approvals } from "./approvals.ts";
+import { sessionCounts, usageTotals } from "./usage.ts";
+import { isTaskCall, taskAnswer, taskAsked, taskOps, taskUnknown } from "./tasks.ts";
+import { flushAtExit, home, isCli, noFlushAtExit, PLUGIN_NAME, type Track } from "./track.ts";
 
-export const PLUGIN_NAME = "sessions";
-
-interface Track {
-  /** The in-memory session synced (host.endSession and a later call make a new one with the same id). */
-  session: SessionData;
-  persistent: boolean;
-  synced: Synced;
-  version: number;
-  ops: SessionOp[];
-  usage: Map<string, number>;
-  /** Tasks this instance started in the session (marked "gone" on close if still running). */
-  tasks: Map<string, TaskEntry>;
-  /** The stored version this copy matches (0: not stored yet; -1: unknown — another writer came between). */
-  known: number;
-  /** sqlite: the store's change stamp when this copy was last checked against it. */
-  stamp?: number;
-  /** s.loaded.length when last written: a ToolSearch load is written before the call returns. */
-  loadedN: number;
-  /** Approval keys this copy holds (restored, given here): a freshness check replays only new ones. */
-  approved: Set<string>;
-}
-
-/** Runtimes with a synchronous store: their pending writes are flushed when the process exits. */
-const atExit = new Set<Runtime>();
-let exitHooked = false;
-function hookExit(rt: Runtime): void {
-  atExit.add(rt);
-  if (exitHooked) return;
-  exitHooked = true;
-  process.on("exit", () => {
-    for (const r of atExit) r.flushNow();
-  });
-}
+export { home, PLUGIN_NAME } from "./track.ts";
 
 /** How long one reading of the sqlite change stamp serves (see Runtime.stamp). */
 const STAMP_MS = 1;
@@ -52,25 +23,14 @@ const STAMP_MS = 1;
 /** Default sessions.writeBehindMs of the sqlite backend. */
 export const WRITE_BEHIND_MS = 100;
 
-/** Started from the toolhost CLI (`toolhost call`, `serve` …): then the disk store is the default. */
-function isCli(): boolean {
-  const bin = path.basename(process.argv[1] ?? "");
-  return bin === "toolhost" || bin === "toolhost.mjs";
-}
-
-export function home(): string {
-  return process.env.TOOLHOST_HOME || path.join(os.homedir(), ".toolhost");
-}
-
 const MAX_TRACKS = 4096;
-const TRIM_KEYS = ["command", "file_path", "notebook_path", "filePath", "path", "url"];
 
 export class Runtime {
   private storeP?: Promise<SessionStore>;
   private fallback = false;
-  private readonly tracks = new Map<string, Track>();
+  /** Per session id: what this process synced and has not written yet (read by usage.ts). */
+  readonly tracks = new Map<string, Track>();
   private readonly said = new Set<string>();
-  private restoring = false;
   private timer?: NodeJS.Timeout;
   private wbTimer?: NodeJS.Timeout;
   /** The opened store (once storeP resolved). */
@@ -78,7 +38,12 @@ export class Runtime {
   /** Its synchronous face (sqlite), used from sync per-call taps. */
   private sync?: SyncSessionStore;
 
-  constructor(private readonly ctx: PluginContext) {}
+  /** Session approvals: remembered when given, replayed into the permissions plugin when restored. */
+  readonly approvals: Approvals;
+
+  constructor(private readonly ctx: PluginContext) {
+    this.approvals = new Approvals(ctx, this.tracks);
+  }
 
   /** The `sessions` config of `config` (a Build's), else of the current generation; read when the store opens. */
   cfg(config: object = this.ctx.host.config): SessionsConfig {
@@ -114,7 +79,7 @@ export class Runtime {
       })
       .then((st) => {
         this.st = st;
-        if (!this.fallback && st.sync) (this.sync = st.sync), hookExit(this);
+        if (!this.fallback && st.sync) (this.sync = st.sync), flushAtExit(this);
         return st;
       }));
   }
@@ -168,7 +133,7 @@ export class Runtime {
       t.known = rec?.version ?? 0;
       if (rec) {
         t.synced = restore(s, rec);
-        this.replayApprovals(s.id, t, rec.fields[FIELDS.approvals] ?? {});
+        this.approvals.replay(s.id, t, rec.fields[FIELDS.approvals] ?? {});
       }
     } catch (e) {
       this.warn("read", `session ${s.id} could not be read from ${store.location ?? store.backend}: ${(e as Error).message}. It goes on with in-memory state: Edit needs a new Read, approvals are asked again.`);
@@ -177,21 +142,6 @@ export class Runtime {
       t.loadedN = s.loaded.length;
     }
     this.watch(s, t);
-  }
-
-  private replayApprovals(sessionId: string, t: Track, approvals: Record<string, unknown>): void {
-    this.restoring = true;
-    try {
-      for (const [key, v] of Object.entries(approvals)) {
-        if (t.approved.has(key)) continue;
-        t.approved.add(key);
-        const a = v as { behavior?: string; rule?: string; tool?: string; input?: unknown };
-        if (a.behavior !== "allow" || typeof a.rule !== "string") continue;
-        this.ctx.host.addPermissionRule?.({ behavior: "allow", rule: a.rule, destination: "session", tool: a.tool, input: a.input, sessionId });
-      }
-    } finally {
-      this.restoring = false;
-    }
   }
 
   /**
@@ -258,23 +208,10 @@ export class Runtime {
     const clean = s.version === t.version;
     const loads = s.loaded.length === t.loadedN;
     merge(s, rec, t.synced);
-    this.replayApprovals(s.id, t, rec.fields[FIELDS.approvals] ?? {});
+    this.approvals.replay(s.id, t, rec.fields[FIELDS.approvals] ?? {});
     t.known = rec.version;
     if (clean) t.version = s.version; // what was merged is what is stored: nothing to write back
     if (loads) t.loadedN = s.loaded.length;
-  }
-
-  /** host.hooks.addPermissionRule (observer, before the permissions plugin takes it): remember session approvals. */
-  approval(u: PermissionRuleUpdate): undefined {
-    if (this.restoring || u.destination !== "session" || u.sessionId === undefined || u.behavior !== "allow") return undefined;
-    const t = this.tracks.get(u.sessionId);
-    if (!t?.persistent) return undefined;
-    const src = (u.input ?? {}) as Record<string, unknown>;
-    const input = Object.fromEntries(TRIM_KEYS.filter((k) => typeof src[k] === "string").map((k) => [k, src[k] as string]));
-    const key = `${u.tool ?? ""} ${u.rule} ${JSON.stringify(input)}`.slice(0, 2000);
-    t.approved.add(key);
-    t.ops.push({ op: "set", field: FIELDS.approvals, key, value: { behavior: u.behavior, rule: u.rule, tool: u.tool ?? null, input } });
-    return undefined;
   }
 
   /** Count the call for usage: all a memory-backed host does per call (a sync tap: no promise per call). */
@@ -290,7 +227,7 @@ export class Runtime {
     const call = r.call;
     const t = this.count(r);
     if (!t.persistent) return;
-    if (r.outcome.executed && call.tool) this.taskOps(t, call, r.outcome.result);
+    if (r.outcome.executed && call.tool) taskOps(t, this.instanceId, call, r.outcome.result);
     if (this.pending(t)) await this.save(call.session, t);
     else this.later();
   }
@@ -305,7 +242,7 @@ export class Runtime {
     const call = r.call;
     const t = this.count(r);
     if (!t.persistent || !this.sync) return;
-    if (r.outcome.executed && call.tool) this.taskOps(t, call, r.outcome.result);
+    if (r.outcome.executed && call.tool) taskOps(t, this.instanceId, call, r.outcome.result);
     const s = call.session;
     if (!this.pending(t)) return this.later();
     if (t.ops.length || s.loaded.length !== t.loadedN || this.writeBehindMs === 0) return this.writeNow(s, t);
@@ -371,24 +308,6 @@ export class Runtime {
     }
   }
 
-  private taskOps(t: Track, call: CallState, result: ToolResult): void {
-    const meta = (result.meta ?? {}) as Record<string, unknown>;
-    const name = call.tool!.name;
-    if (name === "Bash" && typeof meta.backgroundTaskId === "string") {
-      const e: TaskEntry = { taskId: meta.backgroundTaskId, instance: this.instanceId, kind: "bash", command: String(call.input?.command ?? "").slice(0, 500), startedAt: Date.now(), state: "running", updatedAt: Date.now() };
-      t.tasks.set(e.taskId, e);
-      t.ops.push({ op: "set", field: FIELDS.tasks, key: e.taskId, value: { ...e } });
-    } else if (name === "TaskStop" && typeof meta.task_id === "string" && t.tasks.delete(meta.task_id)) {
-      t.ops.push({ op: "delete", field: FIELDS.tasks, key: meta.task_id });
-    } else if (name === "TaskOutput" && typeof meta.task_id === "string" && meta.status !== "running") {
-      const e = t.tasks.get(meta.task_id);
-      if (e && e.state === "running") {
-        Object.assign(e, { state: "exited", exitCode: typeof meta.exitCode === "number" ? meta.exitCode : null, updatedAt: Date.now() });
-        t.ops.push({ op: "set", field: FIELDS.tasks, key: e.taskId, value: { ...e } });
-      }
-    }
-  }
-
   private usageOps(t: Track): SessionOp[] {
     const ops: SessionOp[] = [...t.usage].map(([key, by]) => ({ op: "incr", field: FIELDS.usage, key, by }));
     t.usage.clear();
@@ -437,90 +356,40 @@ export class Runtime {
 
   /** build.hooks.call for TaskOutput / TaskStop: a task another instance owns is answered "runs on instance X". */
   async remoteTask(call: CallState): Promise<ToolResult | undefined> {
-    const id = this.taskAsked(call);
+    const id = isTaskCall(call) ? taskAsked(call, this.track(call.session)) : undefined;
     if (id === undefined) return undefined;
     const store = await this.store();
     try {
-      return this.taskAnswer(call, id, (await store.get(call.session.id))?.fields[FIELDS.tasks]?.[id] as TaskEntry | undefined);
+      return taskAnswer(call, id, (await store.get(call.session.id))?.fields[FIELDS.tasks]?.[id] as TaskEntry | undefined, this.instanceId);
     } catch (err) {
-      return this.taskUnknown(id, err);
+      return taskUnknown(id, err);
     }
   }
 
   /** remoteTask with a synchronous store (sqlite): a sync tap, no promise per call. */
   remoteTaskSync(call: CallState): ToolResult | undefined {
-    const id = this.taskAsked(call);
+    const id = isTaskCall(call) ? taskAsked(call, this.track(call.session)) : undefined;
     if (id === undefined || !this.sync) return undefined;
     try {
-      return this.taskAnswer(call, id, this.sync.get(call.session.id)?.fields[FIELDS.tasks]?.[id] as TaskEntry | undefined);
+      return taskAnswer(call, id, this.sync.get(call.session.id)?.fields[FIELDS.tasks]?.[id] as TaskEntry | undefined, this.instanceId);
     } catch (err) {
-      return this.taskUnknown(id, err);
+      return taskUnknown(id, err);
     }
-  }
-
-  /** The task id a TaskOutput / TaskStop call asks about, when it is not one of this instance's. */
-  private taskAsked(call: CallState): string | undefined {
-    const name = call.tool?.name;
-    if (name !== "TaskOutput" && name !== "TaskStop") return undefined;
-    const t = this.track(call.session);
-    const id = call.input?.task_id ?? call.input?.bash_id ?? call.input?.shell_id;
-    return !t.persistent || typeof id !== "string" || t.tasks.has(id) ? undefined : id;
-  }
-
-  private taskUnknown(id: string, err: unknown): ToolResult {
-    return { content: [{ type: "text", text: `Task ${id}: the session store cannot be read (${(err as Error).message}), so it is unknown which instance runs it; not answered from this one.` }], isError: true };
-  }
-
-  private taskAnswer(call: CallState, id: string, e: TaskEntry | undefined): ToolResult | undefined {
-    const name = call.tool!.name;
-    if (!e || e.instance === this.instanceId) return undefined;
-    const where = e.state === "running" ? `runs on instance ${e.instance}` : e.state === "gone" ? `ran on instance ${e.instance}, which has closed: its process and output are gone` : `ran on instance ${e.instance} (exited${e.exitCode != null ? ` with code ${e.exitCode}` : ""})`;
-    const text = `Task ${id} (${e.command}) ${where}; this instance (${this.instanceId}) cannot ${name === "TaskStop" ? "stop it" : "read its output"}. ${e.state === "running" ? `Send ${name} to ${e.instance}.` : ""}`.trim();
-    return { content: [{ type: "text", text }], isError: true, meta: { task_id: id, instance: e.instance, state: e.state } };
   }
 
   /** Usage counts: the store's totals (or one session's) plus what this process has not flushed yet. */
-  async usage(opts: { sessionId?: string } = {}): Promise<Record<string, UsageCount>> {
-    const out: Record<string, UsageCount> = {};
-    if (this.backend !== "memory") {
-      try {
-        Object.assign(out, await (await this.store()).usage(opts));
-      } catch (e) {
-        this.warn("usage", `usage counts could not be read: ${(e as Error).message}`);
-      }
-    }
-    for (const [id, t] of this.tracks) {
-      if (opts.sessionId !== undefined && id !== opts.sessionId) continue;
-      for (const [tool, n] of t.usage) out[tool] = { count: (out[tool]?.count ?? 0) + n, lastUsed: Date.now() };
-    }
-    return out;
+  usage(opts: { sessionId?: string } = {}): Promise<Record<string, UsageCount>> {
+    return usageTotals(this, opts);
   }
 
   /** How many sessions used each tool: the store's sessions, and sessions of this process not stored (or not yet). */
-  async sessionCounts(): Promise<{ sessions: number; tools: Record<string, number> }> {
-    const tools: Record<string, number> = {};
-    const seen = new Set<string>();
-    const count = (names: Iterable<string>) => {
-      for (const n of new Set(names)) tools[n] = (tools[n] ?? 0) + 1;
-    };
-    if (this.backend !== "memory") {
-      try {
-        const st = await this.store();
-        for (const s of await st.list()) {
-          seen.add(s.id);
-          count([...Object.keys(await st.usage({ sessionId: s.id })), ...(this.tracks.get(s.id)?.usage.keys() ?? [])]);
-        }
-      } catch (e) {
-        this.warn("usage", `usage counts could not be read: ${(e as Error).message}`);
-      }
-    }
-    for (const [id, t] of this.tracks) if (!seen.has(id) && t.usage.size) (seen.add(id), count(t.usage.keys()));
-    return { sessions: seen.size, tools };
+  sessionCounts(): Promise<{ sessions: number; tools: Record<string, number> }> {
+    return sessionCounts(this);
   }
 
   async close(): Promise<void> {
     clearTimeout(this.timer);
-    atExit.delete(this);
+    noFlushAtExit(this);
     for (const t of this.tracks.values()) {
       for (const e of t.tasks.values()) if (e.state === "running") t.ops.push({ op: "set", field: FIELDS.tasks, key: e.taskId, value: { ...e, state: "gone", updatedAt: Date.now() } });
     }
