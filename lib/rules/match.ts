@@ -176,7 +176,7 @@ export function ruleHit(r: ParsedRule, f: CallFacts, behavior: Behavior, root: s
   switch (r.kind) {
     case "tool":
       if (toolMatches(r, tool)) return {};
-      return behavior !== "allow" ? shellEquivalent(r, f) : undefined;
+      return behavior !== "allow" ? familyMember(r, tool) ?? shellEquivalent(r, f) : undefined;
     case "bash": {
       // what write_stdin types into a running shell is checked by deny/ask Bash rules (never allowed by them)
       if (!(toolMatches(r, tool) || (behavior !== "allow" && STDIN_TOOLS.has(tool) && r.tool !== "PowerShell")) || !f.bash) return undefined;
@@ -239,6 +239,17 @@ export function ruleHit(r: ParsedRule, f: CallFacts, behavior: Behavior, root: s
 }
 
 /**
+ * A bare `Read` deny or ask rule covers the whole read family (Grep, Glob, LSP, …) and a bare `Edit` the
+ * edit family (Write, NotebookEdit, MultiEdit), as Claude Code's bare Read rule covers Grep and Glob: the
+ * searching tools read the very files the rule keeps from the model. Allow rules stay per tool.
+ */
+function familyMember(r: ParsedRule, tool: string): Hit | undefined {
+  if (r.toolRe || r.mcpServer !== undefined) return undefined;
+  if ((r.tool === "Read" && READ_TOOLS.has(tool)) || (r.tool === "Edit" && EDIT_TOOLS.has(tool))) return { what: `${tool} (the ${r.tool} family)` };
+  return undefined;
+}
+
+/**
  * A bare `Read` / `Edit` deny or ask rule also covers the shell's equivalents: a Bash command that
  * reads a file (`cat README.md`) or writes one (`touch x`, `> f`).
  */
@@ -286,6 +297,8 @@ export function matchesHookIf(rule: string | ParsedRule, call: MatchCall, ctx: {
     if (specific && /\$\(|`|\$[A-Za-z_{]/.test(f.bash.command)) return true;
     return !!ruleHit(r, f, "ask", root);
   }
+  // A bare tool rule in a hook's `if` names that tool (and its shell equivalents), not the rest of its family.
+  if (r.kind === "tool" && !toolMatches(r, f.tool) && !f.bash) return false;
   if (r.kind === "path") {
     if (!toolMatches(r, f.tool) || !f.paths) return false;
     const m = pathMatcher(r, f.cwd, root, "allow");
