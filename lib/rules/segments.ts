@@ -157,6 +157,8 @@ function findCandidate(words: ShellWord[]): ShellWord {
 
 /** Only reached when xargs had flags (bare xargs is a wrapper). */
 function xargs(_name: string, words: ShellWord[], run: CodeRun): boolean {
+  // `xargs --version` / `--help` print and run nothing.
+  if (words.length > 1 && words.slice(1).every((w) => w.value === "--version" || w.value === "--help")) return true;
   flag(run, "xargs with options runs a command built from its input");
   const cmd = skipOptions(words, 1, "IiLlnPsdEeaR", XARGS_LONG);
   run.inner.push(cmd);

@@ -151,7 +151,32 @@ export const READ_ONLY_SPECS: Record<string, Spec> = {
   fmt: { opts: "# cstu w: g: p: --crown-margin>c --split-only>s --tagged-paragraph>t --uniform-spacing>u --width=>w --goal=>g --prefix=>p", operands: "read" },
   expand: { opts: "i t: --initial>i --tabs=>t", operands: "read" },
   cd: { opts: "LPe@", operands: "read", max: 1 },
+  // Batch mode only: interactive top reads keys that kill (`k`) and renice (`r`) processes, or write its config (`W`).
+  top: { opts: "bcHiSs1 d: n: p: u: U: o: O: w:: E: e: --help>h h v", operands: "none", check: topCheck },
+  // Only xargs's own version or help: with anything else it runs a command built from its input (segments.ts).
+  xargs: { opts: "--version --help", operands: "none" },
 };
+
+/** npm: listing the installed tree (`npm ls`, `list`, `ll`, `la`) or printing the version; nothing else (install scripts, exec, run …). */
+const NPM_LS = grammar(
+  "aglp w: --all>a --json --long>l --parseable>p --global>g --depth= --omit= --include= --link --package-lock-only --unicode --no-unicode " +
+    "--workspace=>w --workspaces --no-workspaces --include-workspace-root --install-links --production --prod --dev --only= --color= --no-color " +
+    "--loglevel= --silent --quiet --offline --no-fund --no-audit --no-progress",
+);
+function npmVerdict(words: readonly string[]): ReadOnlyVerdict {
+  const no = (why: string): ReadOnlyVerdict => ({ ok: false, why, reads: [] });
+  const [, sub, ...rest] = words;
+  if (words.length === 2 && (sub === "-v" || sub === "--version")) return { ok: true, reads: [] };
+  if (!sub || !/^(?:ls|list|ll|la)$/.test(sub)) return no(`npm ${sub ?? ""} is not a read-only npm command`.trim());
+  const p = parseArgs(NPM_LS, rest, false);
+  if (p.unknown.length) return no(`npm ${sub} ${p.unknown[0]} is not a known read-only option`);
+  return { ok: true, reads: [] };
+}
+
+function topCheck(p: Parsed): string | undefined {
+  if (p.opts.some((o) => o.k === "h" || o.k === "v")) return undefined;
+  return p.opts.some((o) => o.k === "b") ? undefined : "top without -b is interactive (its keys kill and renice processes)";
+}
 
 /** find primaries that only test or print (no -exec, -delete, -fprint …). */
 const FIND_SAFE = new Set(
@@ -203,6 +228,7 @@ export function readOnlyVerdict(name: string, words: readonly string[]): ReadOnl
   if (name === "git") return gitVerdict(words);
   if (name === "find") return findVerdict(words);
   if (name === "sed") return sedVerdict(words);
+  if (name === "npm") return npmVerdict(words);
   if (DATA_ANY.has(name)) return { ok: true, reads: [] };
   if (name === "env") return words.length === 1 ? { ok: true, reads: [] } : { ok: false, why: "env with arguments runs or changes something", reads: [] };
   const spec = Object.hasOwn(READ_ONLY_SPECS, name) ? READ_ONLY_SPECS[name] : undefined;
