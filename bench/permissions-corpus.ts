@@ -68,7 +68,7 @@ function annoying(cases: CorpusCase[], th: Map<string, CaseResult>, cc: Record<s
   if (md) console.log("\n| case | mode | call | toolhost | intended | verdict |\n| --- | --- | --- | --- | --- | --- |");
   for (const c of list) {
     const t = th.get(c.id)!;
-    const verdict = c.intended === "allow" ? "too strict: to relax" : `intended (${c.note ?? (c.source.startsWith("http") ? c.source : "Claude Code misses it")})`;
+    const verdict = c.intended === "allow" ? "too strict: to relax" : `intended (${c.why ?? c.note ?? (c.source.startsWith("http") ? c.source : "Claude Code misses it")})`;
     const call = `${c.tool === "Bash" ? "" : c.tool + " "}\`${short(c).replace(/\|/g, "\\|").slice(0, 70)}\``;
     if (md) console.log(`| ${c.id} | ${c.mode} | ${call} | ${t.decision} | ${c.intended} | ${verdict} |`);
     else console.log(`  ${c.id.padEnd(8)} ${c.mode.padEnd(17)} ${short(c).slice(0, 50).padEnd(50)} toolhost ${t.decision}, intended ${c.intended}: ${verdict}`);

@@ -12,6 +12,8 @@ export interface CorpusCase {
   /** gone: the path no longer exists; made: it exists; changed: the file's content is not what it was before the call. */
   effect?: { gone?: string; made?: string; changed?: string };
   note?: string;
+  /** Why the intended decision is stricter than Claude Code's on purpose (shown in the README's table). */
+  why?: string;
   file: string;
   line: number;
 }
