@@ -5,12 +5,13 @@
  * list's order, then the rest by id.
  */
 export const BUNDLED_MANIFESTS: readonly string[] = [
+  "host-cli.json", //       `toolhost tools`, `explain`, `call`: the host's own views (first, so `--help` lists them first)
   "agents-md.json", //      AGENTS.md rules compiled into deny/ask rules, read filters and post-edit reminders
   "builtin-tools.json", //  Read, Write, Edit, Glob, Grep, Bash, TaskOutput, TaskStop, exec sessions
   "check.json", //           `toolhost check`: problems, what loads but never works, tool-design scores
   "claude-settings.json", // .claude/settings*.json and .mcp.json as sources (host.settings), gated by workspace trust
-  "doctor.json", //         `toolhost doctor`: the state of this setup
   "command-hooks.json", //  Claude Code command hooks (PreToolUse, PostToolUse, PostToolBatch, PermissionRequest)
+  "doctor.json", //         `toolhost doctor`: the state of this setup
   "input-repair.json", //   repair tool input before validation
   "lsp.json", //            language servers behind the LSP tool, post-edit diagnostics
   "mcp.json", //            MCP servers as a tool source (provides the "mcp.connections" service)

@@ -1,19 +1,17 @@
 /**
  * `toolhost` CLI. Global flags: --cwd DIR, --config FILE, --plugin-dir DIR (repeatable), --mode MODE,
- * --json, --help, --version. Core commands are listed in ./commands/index.ts; bundled plugins add theirs
- * through `cliCommands` in their manifests (./plugin-commands.ts).
+ * --json, --help, --version. Every command is a bundled plugin's `cliCommands` entry (./plugin-commands.ts):
+ * tools, explain and call are host-cli's.
  */
 import fs from "node:fs";
 import readline from "node:readline";
 import { parseArgs, UsageError } from "./args.ts";
-import { commands as coreCommands } from "./commands/index.ts";
 import { createHost, hostOptionsFrom, type CliIO, type Command, type CommandContext } from "./context.ts";
 import { commandHelp, completion, flagName, GLOBAL_FLAGS, usage } from "./help.ts";
 import { pluginCommands } from "./plugin-commands.ts";
 import { errorMessage } from "../errors.ts";
 import { suggest } from "../../lib/text.ts";
 import { startStep, stepProgress, terminalLine } from "../../lib/progress.ts";
-
 
 const GLOBAL_VALUES = ["cwd", "config", "plugin-dir", "mode", "settings"];
 const GLOBAL_REPEAT = ["plugin-dir"];
@@ -48,7 +46,7 @@ export function defaultIO(): CliIO {
 
 let allCommands: Command[] | undefined;
 function commandList(): Command[] {
-  return (allCommands ??= [...coreCommands, ...pluginCommands(new Set(coreCommands.map((c) => c.name)))]);
+  return (allCommands ??= pluginCommands(new Set(["help", "completion"])));
 }
 
 function version(): string {

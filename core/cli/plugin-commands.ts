@@ -1,15 +1,17 @@
 /**
- * Commands the bundled plugins declare in their manifests (`cliCommands`): metadata from the JSON, the
- * module imported only when the command runs. So core names no plugin and a plugin's command lives with
- * its plugin. A name core already has is skipped (core's commands are the contract).
+ * The CLI's commands: those the bundled plugins declare in their manifests (`cliCommands`), in the bundled
+ * list's order (host-cli's tools, explain and call first) — metadata from the JSON, so help and flag parsing
+ * import nothing, and the module imported only when the command runs. So core names no command and a
+ * command lives with its plugin. A name taken already (the CLI's own `help`, `completion`) is skipped.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Command, CommandContext } from "./context.ts";
+import { BUNDLED_MANIFESTS } from "../../plugins/bundled.ts";
 
 const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const BUNDLED_MANIFESTS = path.join(PACKAGE_ROOT, "manifests");
+const MANIFEST_DIR = path.join(PACKAGE_ROOT, "manifests");
 
 interface CliCommandSpec {
   name: string;
@@ -24,22 +26,16 @@ interface CliCommandSpec {
 
 function specsOf(file: string): CliCommandSpec[] {
   try {
-    const m = JSON.parse(fs.readFileSync(path.join(BUNDLED_MANIFESTS, file), "utf8")) as { cliCommands?: CliCommandSpec[] };
+    const m = JSON.parse(fs.readFileSync(path.join(MANIFEST_DIR, file), "utf8")) as { cliCommands?: CliCommandSpec[] };
     return Array.isArray(m.cliCommands) ? m.cliCommands : [];
   } catch {
-    return []; // a broken manifest is reported by the host like any other
+    return []; // a missing or broken manifest is reported by the host like any other
   }
 }
 
 export function pluginCommands(taken: ReadonlySet<string>): Command[] {
   const out: Command[] = [];
-  let files: string[] = [];
-  try {
-    files = fs.readdirSync(BUNDLED_MANIFESTS).filter((f) => f.endsWith(".json")).sort();
-  } catch {
-    return out;
-  }
-  for (const f of files) {
+  for (const f of BUNDLED_MANIFESTS) {
     for (const spec of specsOf(f)) {
       if (!spec || typeof spec.name !== "string" || typeof spec.module !== "string" || taken.has(spec.name) || out.some((c) => c.name === spec.name)) continue;
       const file = path.resolve(PACKAGE_ROOT, spec.module);

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createHost, type Host, type HostOptions, type Tool } from "../../core/index.ts";
 import { search, indexFor, indexBuildCount, toolSignature } from "../../plugins/tool-search/search.ts";
 import { toAnthropicTools, toOpenAITools, toMcpTools, toolReferenceBlocks, poolTokens, toolTokens } from "../../plugins/tool-search/adapters.ts";
-import { toolsJson } from "../../core/cli/commands/tools.ts";
+import { toolsJson } from "../../plugins/host-cli/tools.ts";
 import { fakeMcpPlugin, GITHUB, SLACK, type FakeTool } from "./fixtures.ts";
 import toolSearchPlugin from "../../plugins/tool-search/index.ts";
 

@@ -1,7 +1,7 @@
-import type { CommandContext } from "../context.ts";
-import { UsageError } from "../args.ts";
-import type { AskAnswer, AskRequest, ExecuteOutcome, Host } from "../../index.ts";
-import { sessionIdProblem } from "../../../lib/session-store/limits.ts";
+import type { CommandContext } from "../../core/index.ts";
+import { UsageError } from "../../core/index.ts";
+import type { AskAnswer, AskRequest, ExecuteOutcome, Host } from "../../core/index.ts";
+import { sessionIdProblem } from "../../lib/session-store/limits.ts";
 
 /**
  * `toolhost call <tool> '<json>'`. Exit codes: 0 ran and succeeded, 1 the tool reported an error,

@@ -1,6 +1,6 @@
-import type { CommandContext } from "../context.ts";
-import { UsageError } from "../args.ts";
-import type { Explanation } from "../../index.ts";
+import type { CommandContext } from "../../core/index.ts";
+import { UsageError } from "../../core/index.ts";
+import type { Explanation } from "../../core/index.ts";
 
 export async function run(ctx: CommandContext): Promise<number> {
   const name = ctx.args.positionals[0];

@@ -1,6 +1,6 @@
-import type { CommandContext } from "../context.ts";
-import { resolveFlag, type Host } from "../../index.ts";
-import { poolTokens, TOKENIZER } from "../../../lib/tokens.ts";
+import type { CommandContext } from "../../core/index.ts";
+import { resolveFlag, type Host } from "../../core/index.ts";
+import { poolTokens, TOKENIZER } from "../../lib/tokens.ts";
 
 /** `toolhost tools`: the pool as the model sees it. The --json shape is a contract (test/cli.test.ts). */
 export function toolsJson(host: Host) {
