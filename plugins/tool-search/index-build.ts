@@ -7,7 +7,7 @@
  * each term's document frequency and, per tool, its BM25F pseudo-frequency (field weights and length
  * norms summed) in one CSR postings layout.
  */
-import { stem, lightStem, terms, words, forEachWordSpan, SpanTable } from "./text.ts";
+import { stem, lightStem, terms, words, forEachWordSpan, SpanTable, LETTER_OR_DIGIT, lowerWord } from "./text.ts";
 import { relatedWords } from "./lexicon.ts";
 import { reverseAssociations } from "./learned.ts";
 import { FIELDS, type FieldName, type RankOptions, type SearchDoc } from "./options.ts";
@@ -84,7 +84,7 @@ function collectParams(schema: unknown, names: string[], descs: string[], depth:
 }
 
 export function plainWords(text: string): string[] {
-  return text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  return text.split(/[^\p{L}\p{M}\p{N}]+/u).filter(Boolean).map(lowerWord);
 }
 
 export function stemFn(o: RankOptions): (w: string) => string {
@@ -97,7 +97,6 @@ function analyzer(o: RankOptions): (text: string) => string[] {
   return (t) => terms(t, false, sf);
 }
 
-const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 const FNV_BASIS = 0x811c9dc5 | 0;
 const FNV_PRIME = 0x01000193;
 /** ASCII character classes as `forEachWordSpan` reads them: 0 separator, 1 lower-case, 2 upper-case, 3 digit. */

@@ -49,7 +49,8 @@ export function stem(word: string): string {
   return s;
 }
 
-const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+/** Word characters beyond ASCII: letters, digits and combining marks (a Devanagari vowel sign, the dot of "i̇") belong to their word. */
+export const LETTER_OR_DIGIT = /[\p{L}\p{M}\p{N}]/u;
 
 /** 0 separator, 1 lower-case/other letter, 2 upper-case, 3 digit. */
 function classOf(text: string, i: number): number {
@@ -195,16 +196,25 @@ export class SpanTable {
 /** Texts whose lower-casing changes length (rare Unicode): split per original word, then lower-case. */
 function wordsSlow(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.matchAll(/[\p{L}\p{N}]+/gu)) {
+  for (const m of text.matchAll(/[\p{L}\p{M}\p{N}]+/gu)) {
     const parts = m[0]
       .replace(/(\p{Ll})(\p{Lu})/gu, "$1 $2")
       .replace(/(\p{Lu}+)(\p{Lu}\p{Ll})/gu, "$1 $2")
       .replace(/(\p{L})(\p{N})/gu, "$1 $2")
       .replace(/(\p{N})(\p{L})/gu, "$1 $2")
       .split(" ");
-    for (const p of parts) if (p) out.push(p.toLowerCase());
+    for (const p of parts) if (p) out.push(lowerWord(p));
   }
   return out;
+}
+
+/**
+ * Lower case as a search box means it: "İ" lower-cases to "i" plus a combining dot (U+0307), which no
+ * one types, so that dot is dropped ("İstanbul" → "istanbul", the word the query "istanbul" finds).
+ */
+export function lowerWord(w: string): string {
+  const l = w.toLowerCase();
+  return l.length === w.length ? l : l.replace(/i\u0307/g, "i");
 }
 
 /** Words → index terms: stop words dropped, stemmed. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseQuery, search, buildDeferredIndex } from "../../plugins/tool-search/search.ts";
 import { ToolIndex, DEFAULT_OPTIONS } from "../../plugins/tool-search/rank.ts";
 import { words, terms, SpanTable } from "../../plugins/tool-search/text.ts";
-import { indexTerms } from "../../plugins/tool-search/index-build.ts";
+import { indexTerms, plainWords } from "../../plugins/tool-search/index-build.ts";
 import { fakeTool, GITHUB, SLACK, GITLAB } from "./fixtures.ts";
 
 const tools = [...GITHUB, ...SLACK, ...GITLAB].map((t) => fakeTool(t, "fake"));
@@ -122,6 +122,22 @@ describe("ranking", () => {
     }
     // lower-casing "İ" adds a combining dot (the text grows): the general path reads it, as before the scanner
     expect(indexTerms("İstanbul ΣΊΣΥΦΟΣ", DEFAULT_OPTIONS)).toContain("σίσυφος");
+  });
+
+  it("a dotted capital I and combining marks stay in their word: İstanbul is found as istanbul, Hindi words are not cut", () => {
+    expect(words("İstanbul")).toEqual(["istanbul"]);
+    expect(terms("İstanbul")).toEqual(indexTerms("İstanbul", DEFAULT_OPTIONS));
+    expect(plainWords("İstanbul weather")).toEqual(["istanbul", "weather"]);
+    expect(words("हिन्दी समाचार")).toEqual(["हिन्दी", "समाचार"]);
+    expect(indexTerms("हिन्दी समाचार", DEFAULT_OPTIONS)).toEqual(terms("हिन्दी समाचार"));
+    const docs = [
+      fakeTool({ server: "weather", name: "forecast", description: "Weather forecast for İstanbul and Ankara" }, "fake"),
+      fakeTool({ server: "news", name: "hindi_headlines", description: "हिन्दी समाचार headlines" }, "fake"),
+      ...tools,
+    ];
+    const ix2 = buildDeferredIndex(1, docs);
+    expect(search(ix2, "istanbul", 5).tools.map((t) => t.name)[0]).toBe("mcp__weather__forecast");
+    expect(search(ix2, "समाचार", 5).tools.map((t) => t.name)[0]).toBe("mcp__news__hindi_headlines");
   });
 
   it("returns nothing for words no tool has, and respects the limit", () => {
