@@ -69,13 +69,14 @@ const textOf = (r: Run) => (r.result?.content ?? []).map((c) => c.text ?? "").jo
 describe("MCP Inspector CLI against toolhost serve --http: ToolSearch, then the deferred tool in a second invocation", () => {
   let serve: Awaited<ReturnType<typeof startServe>>;
   let home: string;
+  let proj: string;
 
   beforeAll(async () => {
     home = tmpdir("toolhost-inspector-home-");
     // the suite's trust store (it trusts the temp directory), so the project's config applies as usual
     const suite = process.env.TOOLHOST_HOME;
     if (suite && fs.existsSync(path.join(suite, "trust.json"))) fs.copyFileSync(path.join(suite, "trust.json"), path.join(home, "trust.json"));
-    const proj = tmpdir("toolhost-inspector-proj-");
+    proj = tmpdir("toolhost-inspector-proj-");
     writeJson(path.join(proj, "toolhost.config.json"), {
       permissions: { allow: ["ToolSearch", "mcp__memory__*"] },
       mcpServers: { memory: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: path.join(proj, "memory.jsonl") } } },
@@ -119,6 +120,19 @@ describe("MCP Inspector CLI against toolhost serve --http: ToolSearch, then the 
     const other = await inspect(serve.url, TOOL, ["--header", "X-Toolhost-Session: insp-h2"]);
     expect(other.result?.isError, other.stdout + other.stderr).toBe(true);
     expect(textOf(other)).toMatch(/deferred.*ToolSearch/s);
+  });
+
+  it("the load outlives the serve process: ToolSearch, restart serve on the same store, then the call", async () => {
+    // (with sessions.backend "memory" this one fails: the restarted process has not seen the load)
+    const header = ["--header", "X-Toolhost-Session: insp-r1"];
+    const found = await inspect(serve.url, "ToolSearch", header, [`query=select:${TOOL}`]);
+    expect(JSON.stringify(found.result?.content), found.stderr).toContain(TOOL);
+    await serve.stop();
+    serve = await startServe(proj, { TOOLHOST_HOME: home });
+    const call = await inspect(serve.url, TOOL, header);
+    expect(call.code, call.stderr + call.stdout).toBe(0);
+    expect(call.result?.isError, textOf(call) + serve.stderr()).toBeFalsy();
+    expect(textOf(call)).toMatch(/"entities"/);
   });
 
   it('named by params._meta["toolhost/session"] (--tool-metadata, for clients that cannot set headers): the same across two invocations', async () => {
