@@ -7,7 +7,8 @@
  *   P idx        sorted set: session id → updatedAt (list order, expiry sweep, eviction)
  *   P totals     hash: tool → usage count across every session ever written; P totalsAt: tool → last use
  * Sizes count UTF-16 code units of key + JSON text, as the other backends do (len16 below).
- * Session keys are named inside the scripts (eviction, sweep): one Redis node or primary, not a cluster.
+ * Session keys are named inside the scripts (eviction, sweep) and KEYS span four slots: one Redis node or
+ * primary, not a cluster (docs/fleet.md "Redis Cluster: what would change" says what a cluster needs).
  */
 
 const COMMON = `
