@@ -9,8 +9,9 @@ import path from "node:path";
 import { matchesRule } from "../../lib/rules/match.ts";
 import { isInside } from "../../lib/fs-path.ts";
 import { EDIT_TOOLS } from "../../lib/tool-names.ts";
+import { IMPERATIVE } from "./advice.ts";
 import { commandRule, looksLikeCode, looksLikeCommand, pathSpec, spans, type Span } from "./text.ts";
-import { KINDS } from "./words.ts";
+import { KINDS, PROHIBIT, SOFT } from "./words.ts";
 
 export interface Reminder {
   file: string;
@@ -21,10 +22,12 @@ export interface Reminder {
   paths: string[];
   /** The commands to run (may be empty when the action is words: "also update the changelog"). */
   run: string[];
-  /** When it fires: after an edit of `paths` (default), before a `git commit` ("before committing / finishing"), or after one of `after` ran. */
+  /** When it fires: after an edit of `paths` (default), before a `git commit` ("before committing / finishing") or the push / pull request `before` names, or after one of `after` ran. */
   on?: "edit" | "commit" | "command";
   /** Bash rules of the commands that trigger an "on: command" reminder. */
   after?: string[];
+  /** Bash rules of the commands an "on: commit" reminder comes before (default `git commit`): `git push` for "before pushing", `gh pr create` for "before opening a PR". */
+  before?: string[];
   /** What to do, as written ("run `make fix-repo`", "also update the docs"). */
   action?: string;
 }
@@ -35,7 +38,35 @@ const LEAD = /^(?:otherwise|also|then|and|finally|additionally)\s*,?\s*/i;
 const TRIGGER_WORD = /\b(after|when|whenever|once|if|before|prior\s+to|at\s+the\s+end\s+of)\b/i;
 const RUN_SPLIT = /,?\s*(?:then\s+|also\s+|always\s+|please\s+)?\b(?:run|re-?run|execute|invoke|call|regenerate|recompile|use|update)\b/i;
 const CHANGE = /\b(?:chang|edit|modif|touch|updat|writ|add)\w*\b|\bchanges\b/i;
-const COMMIT = /\b(?:before|prior\s+to)\s+(?:you\s+)?(?:(?:every|each|any|a)\s+)?(?:commit|committing|finaliz\w*|finish\w*|marking\s+(?:work|the\s+task|it)\s+(?:as\s+)?(?:complete|ready|done)|submitting|pushing|opening\s+a\s+pr|you\s+(?:are\s+)?(?:done|finish))|\bat\s+the\s+end\s+of\s+(?:a|the|your|each)\s+(?:task|change|session)\b|\bbefore\s+(?:you\s+)?(?:are\s+)?done\b/i;
+const PR_NOUN = String.raw`(?:a\s+|the\s+|your\s+|any\s+|new\s+)?(?:prs?|pull\s+requests?)\b`;
+const PR_ACT = String.raw`(?:open\w*|creat\w*|submit\w*|mak\w*|send\w*|rais\w*|propos\w*|fil\w*|push\w*)\s+${PR_NOUN}`;
+const COMMIT = new RegExp(
+  String.raw`\b(?:before|prior\s+to)\s+(?:you\s+)?(?:(?:every|each|any|a)\s+)?(?:commit|committing|finaliz\w*|finish\w*|marking\s+(?:work|the\s+task|it)\s+(?:as\s+)?(?:complete|ready|done)|declaring\s+(?:\w+\s+){0,2}(?:done|complete|finished|ready)|submitting|submission|push|pushing|${PR_ACT}|you\s+(?:are\s+)?(?:done|finish))|\bat\s+the\s+end\s+of\s+(?:a|the|your|each)\s+(?:task|change|session)\b|\bbefore\s+(?:you\s+)?(?:are\s+)?done\b|\b(?:when|whenever|while)\s+${PR_ACT}`,
+  "i",
+);
+const PR_TRIGGER = new RegExp(`${PR_ACT}|\\b(?:prs?|pull\\s+requests?)\\b`, "i");
+/** The commands a commit-like trigger comes before: a push, a pull request, or (default) the commit. */
+function beforeRules(trigger: string): string[] | undefined {
+  const pr = PR_TRIGGER.test(trigger);
+  const push = /\bpush(?:ing)?\b/i.test(trigger) && !PUSH_PR.test(trigger);
+  const submit = /\bsubmi(?:tting|ssion)\b/i.test(trigger) && !pr;
+  if (!pr && !push && !submit) return undefined;
+  return [...(push || submit ? ["Bash(git push *)"] : []), ...(pr || submit ? ["Bash(gh pr create *)"] : [])];
+}
+const PUSH_PR = new RegExp(String.raw`\bpush\w*\s+${PR_NOUN}`, "i");
+/**
+ * An action in words a commit-like trigger may carry: one that leaves something to do to the change ("Format
+ * your code before pushing", "Read CONTRIBUTING.md before making a pull request"), or any imperative after
+ * "must" ("you MUST read the template"). "check / ensure / run the relevant tests" stay guidance (nothing to
+ * name), as do bans and preferences.
+ */
+const WORDS_VERB = /^(?:format|lint|read|include|fill|add|update|regenerate|sign|link|disclose|describe)\b/i;
+function wordsAction(action: string): boolean {
+  if (PROHIBIT.test(action) || SOFT.test(action)) return false;
+  const must = /^(?:you\s+)?(?:must|need\s+to|have\s+to)\s+/i.exec(action);
+  const a = action.slice(must ? must[0].length : 0).replace(/^(?:also|then|please|always)\s+/i, "");
+  return must ? IMPERATIVE.test(a) : WORDS_VERB.test(a);
+}
 /** "Before Every Commit", "Before committing": a heading that says when the commands listed under it are run. */
 export const isCommitTrigger = (s: string) => !s.includes("`") && COMMIT.test(s);
 const AFTER_RUN = /\bafter\s+running\s+`([^`]+)`/i;
@@ -69,7 +100,7 @@ function split(s: string): { trigger: string; action: string } | undefined {
     if (cut <= 0) return undefined;
     return { trigger: t.slice(0, cut), action: t.slice(cut).replace(/^,\s*/, "") };
   }
-  if (!/^(?:always\s+)?(?:re-?run|run|execute|invoke|call|regenerate|recompile|update)\b/i.test(t)) return undefined;
+  if (!/^(?:always\s+)?(?:re-?run|run|execute|invoke|call|regenerate|recompile|update)\b/i.test(t) && !(COMMIT.test(t.slice(tw.index)) && wordsAction(t.slice(0, tw.index)))) return undefined;
   // "…, as these changes require …": the reason is not part of the trigger
   const trigger = t.slice(tw.index).replace(/,?\s+(?:as|because|since|so\s+that)\b.*$/i, "");
   return { trigger, action: t.slice(0, tw.index) };
@@ -80,19 +111,23 @@ function split(s: string): { trigger: string; action: string } | undefined {
  * action of "… recompile:" sentences).
  */
 export function parseReminder(s: string, code: string[] | undefined): ReminderParse {
-  const sp = split(s);
+  const sp = split(s) ?? without(s) ?? everyPr(s);
   if (!sp) return undefined;
   const action = sp.action.trim();
   let run = commandsIn(sp.action, spans(sp.action));
   if (!run.length && code?.length && /:\s*$|\b(?:recompile|regenerate|run)\b/i.test(s)) run = code.map((l) => l.replace(/^\s*\$\s*/, "").trim()).filter((l) => l && !l.startsWith("#")).slice(0, 3);
   const seed = /^\s*(?:also\s+)?\S/.test(action) && /\bwhen\s+writing\s+to\b/i.test(sp.trigger);
-  if (!run.length && !seed) return undefined;
+  const commitLike = COMMIT.test(sp.trigger);
+  if (!run.length && !seed && !(commitLike && wordsAction(action))) return undefined;
   const ar = AFTER_RUN.exec(sp.trigger);
   if (ar && (looksLikeCommand(ar[1]!) || SCRIPT.test(ar[1]!))) {
     const rule = commandRule(ar[1]!);
     return rule ? { reminder: { paths: [], run, on: "command", after: [rule], action } } : undefined;
   }
-  if (COMMIT.test(sp.trigger)) return { reminder: { paths: [], run, on: "commit", action } };
+  if (commitLike) {
+    const before = beforeRules(sp.trigger);
+    return { reminder: { paths: [], run, on: "commit", action, ...(before ? { before } : {}) } };
+  }
   if (!CHANGE.test(sp.trigger)) return undefined;
   if (NEGATED.test(sp.trigger)) return { refused: `the change it names ("${sp.trigger.slice(0, 60)}") has an exception a path pattern cannot express` };
   const paths = triggerPaths(sp.trigger);
@@ -101,6 +136,24 @@ export function parseReminder(s: string, code: string[] | undefined): ReminderPa
 }
 
 const COMMIT_RULE = "Bash(git commit *)";
+
+/** "DO NOT submit a PR without running the full test suite": a reminder before the action, to do what "without" names. */
+const WITHOUT = /^(?:never|do\s+not|don['’]t)\s+(.+?)\s+without\s+(?:first\s+)?((?!asking|being|approval|permission)[a-z]+ing\b.*)$/i;
+function without(s: string): { trigger: string; action: string } | undefined {
+  const m = WITHOUT.exec(s.trim().replace(/[.!]+$/, ""));
+  if (!m) return undefined;
+  const trigger = `before ${m[1]}`;
+  if (!COMMIT.test(trigger)) return undefined;
+  return { trigger, action: m[2]!.replace(/^(\w+?)(?:ing)\b/i, (_, v: string) => (/^(?:runn|gett|sett|putt)$/i.test(v) ? v.slice(0, -1) : /^(?:updat|writ|mak|us|includ|describ|regenerat)$/i.test(v) ? `${v}e` : v)) };
+}
+
+/** "Every PR modifying production code needs a changeset": a reminder before opening a pull request. */
+// (what a PR carries: a changeset, a changelog entry, a sign-off; "require test coverage" is a requirement on the work)
+const EVERY_PR = /^(?:[^:]{0,20}:\s*)?(?:every|each|all|any)\s+(?:prs?|pull\s+requests?)\b[^.;]*?\b(?:needs?|requires?|must\s+(?:have|include|contain))\s+((?:an?\s+|the\s+)?(?:changesets?|changelog\s+entry|changelog|release\s+notes?|sign-?off|dco)\b.*)$/i;
+function everyPr(s: string): { trigger: string; action: string } | undefined {
+  const m = EVERY_PR.exec(s.trim());
+  return m ? { trigger: "before opening a pull request", action: `add ${m[1]!.replace(/[.!]+$/, "")}` } : undefined;
+}
 
 /** Whether a call (tool name, input, cwd) triggers the reminder. Pure; shared by the plugin and the benchmark. */
 export function reminderFires(r: Reminder, tool: string, input: Record<string, unknown>, cwd: string): boolean {
@@ -114,13 +167,13 @@ export function reminderFires(r: Reminder, tool: string, input: Record<string, u
     return r.paths.some((p) => matchesRule(`Edit(${p})`, { toolName: "Edit", input: { file_path: abs } }, { cwd, rulesRoot: r.scope }));
   }
   if (tool !== "Bash" || typeof input.command !== "string") return false;
-  const rules = on === "commit" ? [COMMIT_RULE] : (r.after ?? []);
+  const rules = on === "commit" ? (r.before ?? [COMMIT_RULE]) : (r.after ?? []);
   return rules.some((rule) => matchesRule(rule, { toolName: "Bash", input }, { cwd, rulesRoot: r.scope, behavior: "deny" }));
 }
 
 /** The text the model sees. */
 export function reminderText(r: Reminder, where: string): string {
   const what = r.run.length ? `run ${r.run.map((c) => `\`${c}\``).join(" and ")}` : (r.action ?? r.text);
-  const when = r.on === "commit" ? "before committing / finishing" : r.on === "command" ? "after this command" : "after this change";
+  const when = r.on === "commit" ? (r.before ? `before ${r.before.map((b) => (b.startsWith("Bash(gh pr") ? "opening a pull request" : "pushing")).join(" / ")}` : "before committing / finishing") : r.on === "command" ? "after this command" : "after this change";
   return `${where} asks: ${what} ${when} (${JSON.stringify(r.text)})`;
 }
