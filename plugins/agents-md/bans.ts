@@ -19,7 +19,7 @@ export interface BanCtx {
   /** The command a heading or label names ("**`afl-cmin`**: Do not use `@@`"). */
   program?: string;
   /** Adds a rule; the reason shown to the model may carry a hint. */
-  add: (behavior: Behavior, rule: string, hint?: string) => void;
+  add: (behavior: Behavior, rule: string, hint?: string, deletes?: string) => void;
   /** The whole item the sentence is in: where "the complete test suite" is named with its command. */
   context?: () => string;
   /** Why the sentence (or part of it) stays advice. */
@@ -44,8 +44,12 @@ function verbBefore(s: string, at: number): { kind: Kind; verb: string } | undef
   return best && { kind: best.kind, verb: best.verb };
 }
 
-const TRAILING_OK = /^(?:(?:by\s+hand|manually|directly|yourself|ever|again|at\s+all|anywhere|here|locally|in\s+this\s+(?:repo|repository|project)|files?|folders?|directory|directories|commands?|tool|program|script)\b|$)/i;
-const TRAILING_NARROWS = /^(?:to|on|onto|against|into|from|for|with|at|outside|inside|when|while|if|unless|until|over|as|via|through)\b/i;
+const TRAILING_OK = /^(?:(?:by\s+hand|manually|directly|yourself|ever|again|at\s+all|anywhere|here|locally|in\s+this\s+(?:repo|repository|project|codebase)|in\s+any\s+(?:case|circumstances?|way|form)|under\s+any\s+circumstances|files?|folders?|directory|directories|commands?|tool|program|script)\b|$)/i;
+const TRAILING_NARROWS = /^(?:to|on|onto|against|into|in|from|for|with|at|outside|inside|when|while|if|unless|until|over|as|via|through)\b/i;
+/** Only list separators between two spans ("`rm -rf` or `cp -r`"): words after the last one narrow them all. */
+const LIST_GAP = /^[\s,/]*(?:(?:or|and|nor)\b[\s,/]*)?$/i;
+/** Quoted words ("check if they fail on main") are a name for the act, not a condition on it. */
+const QUOTED = /"[^"]*"|“[^”]*”/g;
 const PASSIVE = /\b(?:be|get|being)\s+(edited|modified|changed|touched|overwritten|deleted|removed|hand-edited|updated|run|executed|invoked|read|opened)\b/i;
 const PRONOUN = /\b(them|these|those|it|this\s+file|these\s+files|that\s+file|those\s+files)\b/i;
 const ALWAYS_TRUE = /\bwhen\s+(?:developing|working(?:\s+here|\s+in\s+this\s+(?:repo|repository))?)\b|\bin\s+this\s+(?:repo|repository|project)\b/gi;
@@ -74,11 +78,14 @@ export function spanRule(x: string, kind: Kind | undefined, verb: string | undef
 }
 
 const AGENT = /^(?:(?:and|but|so|then|also|please|just|always|still|otherwise|instead|here|locally|you|we|agents?|the\s+agent|ai\s+agents?|claude|codex|you\s+\w+|\W+)\s*)*$/i;
+const THIRD_PERSON = /^(?:never|not)\s+(?:(?:even|always|really)\s+)?[a-z]+[^s\W]s\b/i;
 const MODAL_BAN = /^(?:must|should|may|shall|can|cannot|can['’]t|mustn['’]t|shouldn['’]t)\b/i;
 
 /** "It must never push", "Integration tests … cannot be run": the ban is about something other than the agent. */
 function otherSubject(clause: string, from: number): boolean {
   if (OTHER_SUBJECT.test(clause.trim())) return true;
+  // "A passing typecheck never proves `dist` is fresh": a verb in the third person has a subject that is not the agent
+  if (THIRD_PERSON.test(clause.slice(from)) && clause.slice(0, from).trim() && !AGENT.test(clause.slice(0, from).trim())) return true;
   const pre = clause.slice(0, from).trim();
   if (!pre || AGENT.test(pre) || /`/.test(pre)) return false;
   if (PASSIVE.test(clause.slice(from))) return !(PRONOUN.test(pre) || /\bfiles?\b/i.test(pre));
@@ -87,7 +94,7 @@ function otherSubject(clause: string, from: number): boolean {
 
 /** Why a governed clause is advice rather than a rule, if it is. */
 export function adviceReason(clause: string, from: number, behavior: Behavior, leadingCondition: boolean): { kind: string; why: string } | undefined {
-  const after = clause.slice(from).replace(UNLESS_ASKED, "").replace(ALWAYS_TRUE, "");
+  const after = clause.slice(from).replace(UNLESS_ASKED, "").replace(ALWAYS_TRUE, "").replace(QUOTED, '""');
   if (otherSubject(clause, from)) return { kind: "other-subject", why: `about "${clause.trim().split(/\s+/).slice(0, 2).join(" ")}", not the agent's own tool calls` };
   const nb = NOT_A_BAN.exec(after);
   if (nb) return { kind: "condition", why: `"${nb[0]}" makes it a reminder to do something, not a ban` };
@@ -123,11 +130,15 @@ function compileClause(clause: string, behavior: Behavior, from: number, ctx: Ba
   for (let i = 0; i < governed.length; i++) {
     const g = governed[i]!;
     if (g.at >= 0) {
-      const end = i + 1 < governed.length && governed[i + 1]!.at >= 0 ? governed[i + 1]!.at : clause.length;
-      const after = clause.slice(g.at + g.raw, end).replace(UNLESS_ASKED, "").replace(/^\s*tool\b/i, "").replace(/^[\s.!?)"',]+/, "").trim();
+      // the words after the last span of the list this one starts ("`rm -rf` or `cp -r` in package.json scripts")
+      let j = i;
+      while (j + 1 < governed.length && governed[j + 1]!.at >= 0 && LIST_GAP.test(clause.slice(governed[j]!.at + governed[j]!.raw, governed[j + 1]!.at))) j++;
+      const last = governed[j]!;
+      const end = j + 1 < governed.length && governed[j + 1]!.at >= 0 ? governed[j + 1]!.at : clause.length;
+      const after = clause.slice(last.at + last.raw, end).replace(UNLESS_ASKED, "").replace(/^\s*tool\b/i, "").replace(/^[\s.!?)"',]+/, "").trim();
       if (after && !TRAILING_OK.test(after) && TRAILING_NARROWS.test(after)) {
-        ctx.why.push({ kind: "narrowed", why: `"${g.x}" is narrowed by "${after.slice(0, 40)}"; write the exact rule in a \`\`\`toolhost block` });
-        i++;
+        ctx.why.push({ kind: "narrowed", why: `"${governed.slice(i, j + 1).map((x) => x.x).join('", "')}" ${j > i ? "are" : "is"} narrowed by "${after.slice(0, 40)}"; write the exact rule in a \`\`\`toolhost block` });
+        i = j + 1;
         continue;
       }
     }
@@ -138,7 +149,7 @@ function compileClause(clause: string, behavior: Behavior, from: number, ctx: Ba
       ctx.why.push({ kind: bad ? "unclassified" : looksLikeCode(g.x) ? "style" : "no-target", why: bad || r.why! });
       continue;
     }
-    ctx.add(behavior, r.rule);
+    ctx.add(behavior, r.rule, undefined, g.kind === "edit" && g.verb && /^(?:delet|remov)/.test(g.verb) ? g.x : undefined);
     n++;
   }
   return n;
@@ -149,6 +160,8 @@ function lastCommandBefore(sp: Span[], at: number): string | undefined {
   return undefined;
 }
 
+/** Program names that are also English words: named in words, they are programs only after a command verb. */
+const AMBIGUOUS = new Set(["make", "go", "just", "find", "bundle", "black", "rake", "gem", "swift", "apt", "cat", "touch", "helm"]);
 const STOP = /^(?:in|on|to|from|for|with|without|unless|when|while|if|as|because|since|directly|manually|locally|here|anywhere|at|or|and|but|nor|the|a|an|any|it|them|—|-)$/i;
 /** "never run git push --force", "NEVER pip": a known program named in words, with its arguments. */
 function plainCommands(gov: string): string[] {
@@ -161,7 +174,8 @@ function plainCommands(gov: string): string[] {
     const w = words[i]!.toLowerCase();
     if (!PROGRAMS.has(w)) continue;
     const prevWord = (words[i - 1] ?? "").toLowerCase();
-    if (i > 0 && !/^(?:run|use|execute|invoke|call|type|never|not|no|,|ever|with|via)$/.test(prevWord) && !PROHIBIT.test(prevWord)) continue;
+    // "changes you did not make", "NEVER make unearned assumptions": a program that is also an English word needs a command verb
+    if (AMBIGUOUS.has(w) ? !/^(?:run|use|execute|invoke|call|type|with|via)$/.test(prevWord) : i > 0 && !/^(?:run|use|execute|invoke|call|type|never|not|no|,|ever|with|via)$/.test(prevWord) && !PROHIBIT.test(prevWord)) continue;
     const args = [w];
     for (let j = i + 1; j < words.length && args.length < 5; j++) {
       const a = words[j]!;

@@ -21,7 +21,9 @@ import { compileBans, type BanCtx, type Behavior } from "./bans.ts";
 import { lineOf, parseBlocks, type Fence, type Item } from "./blocks.ts";
 import { isCommitTrigger, parseReminder, type Reminder } from "./remind.ts";
 import { alternatives, generated, immutable, notSpan } from "./shapes.ts";
-import { looksLikeCommand, looksLikePath, pathSpec, plain, sentences, spans, valid } from "./text.ts";
+import path from "node:path";
+import { matchesRule } from "../../lib/rules/match.ts";
+import { isDirectory, looksLikeCommand, looksLikePath, pathSpec, plain, sentences, spans, valid, type Span } from "./text.ts";
 import { ASK, LABEL, NOT_ASK, PROHIBIT, UNLESS_ASKED } from "./words.ts";
 
 export type { Behavior } from "./bans.ts";
@@ -41,6 +43,8 @@ export interface CompiledRule {
   scope: string;
   /** Extra guidance for the model ("use pnpm instead"). */
   hint?: string;
+  /** Other lines that state the same rule (it is compiled once, citing the first). */
+  also?: number[];
 }
 
 export interface Unenforced {
@@ -71,6 +75,10 @@ interface State {
   /** Rules compiled from prose (fenced rules are exact and never conflict-checked). */
   prose: Set<CompiledRule>;
   told: Map<string, number>;
+  /** Paths the file tells the agent to create or edit ("Create reproduction scripts in `repros/`"). */
+  toldEdits: Map<string, number>;
+  /** Edit rules that came from "do not delete / remove": the path they name. */
+  deletes: Map<CompiledRule, string>;
   prev: string[];
   program?: string;
 }
@@ -96,10 +104,15 @@ function explicitBlock(f: Fence, st: State): void {
   }
 }
 
-function addRule(st: State, r: CompiledRule, prose: boolean): void {
+function addRule(st: State, r: CompiledRule, prose: boolean, deletes?: string): void {
   const key = `${r.behavior}\0${r.rule}\0${r.scope}`;
-  if (st.seen.has(key)) return;
+  if (st.seen.has(key)) {
+    const first = st.out.rules.find((x) => x.behavior === r.behavior && x.rule === r.rule && x.scope === r.scope);
+    if (first && first.line !== r.line && !first.also?.includes(r.line)) (first.also ??= []).push(r.line);
+    return;
+  }
   st.seen.add(key);
+  if (deletes) st.deletes.set(r, deletes);
   st.out.rules.push(r);
   if (prose) st.prose.add(r);
 }
@@ -139,6 +152,7 @@ function compileSentence(raw: string, line: number, item: Item, st: State): void
   // every prohibition and ask word is a key word (so without one, neither can match): tested once per sentence
   const banLike = keys.ban && (PROHIBIT.test(s) || ASK.test(s));
   toldCommands(s, st.told, line, banLike);
+  if (!banLike && sp.length) toldEdits(s, sp, st.toldEdits, line);
   let n = 0;
   let why: BanCtx["why"] = NO_WHY;
   // cheap gates first: most sentences are prose that none of the shapes can match
@@ -154,7 +168,7 @@ function compileSentence(raw: string, line: number, item: Item, st: State): void
         context: () => (item.plain ??= plain(item.text)),
         program: rl.program ?? st.program,
         why: (why = []),
-        add: (behavior, rule, hint) => (addRule(st, { behavior, rule, file, line, text, scope, ...(hint ? { hint } : {}) }, true), n++),
+        add: (behavior, rule, hint, deletes) => (addRule(st, { behavior, rule, file, line, text, scope, ...(hint ? { hint } : {}) }, true, deletes), n++),
       };
       if (!shaped(s, ctx, keys) && bans) compileBans(s, ctx);
     }
@@ -209,6 +223,11 @@ function shaped(s: string, ctx: BanCtx, k: Keys): boolean {
 function leadItem(lead: string, item: Item, st: State): boolean {
   const first = /^`[^`]+`(?:\s*(?:,|or|and)\s*`[^`]+`)*/.exec(item.text);
   if (!first) return false;
+  // an item that says it is the exception ("`events/` is hand-authored and should be edited directly")
+  if (EDITABLE.test(plain(item.text.slice(first[0].length)))) {
+    st.out.unenforced.push({ file: st.file, line: item.line, text: item.text, why: "the exception to the lead-in above it: this item says it may be edited", kind: "guidance" });
+    return true;
+  }
   compileSentence(`${lead} ${first[0]}`, item.line, { ...item, code: undefined }, st);
   const r = st.out.rules.at(-1);
   if (r && r.line === item.line) r.text = `${lead} ${first[0]}`;
@@ -226,6 +245,8 @@ function whenItem(when: string, item: Item, st: State): boolean {
   return st.out.reminders.length > before;
 }
 
+/** Words that make a path the exception to "generated, do not edit": it is written by hand, or may be edited. */
+const EDITABLE = /\bhand-?(?:authored|written|maintained)\b|\b(?:may|can|should)\s+be\s+(?:edited|modified|changed)\b|\beditable\b|\bnot\s+(?:auto-?)?generated\b|\bedit(?:ed)?\s+(?:it\s+|them\s+)?directly\b/i;
 /** "`P` — generated Cap'n Proto types, do not edit directly", "`P` — Shared types (deprecated, never modify)". */
 const PATH_ITEM = /^`([^`]+)`\s*(?:—|–|-|:)\s+(.+)$/;
 const GENERATED_DESC = /^\(?(?:auto-?|automatically\s+|machine-)?generated\b|\b(?:auto-?|automatically\s+)generated\b|\bgenerated\s+(?:by|from)\b/i;
@@ -241,7 +262,7 @@ function pathItem(item: Item, st: State): void {
   // (the first sentence of the description: a later one may be about other files)
   const desc = plain(sentences(m[2]!)[0]?.text ?? "");
   if (!GENERATED_DESC.test(desc) && !EDIT_BAN.test(desc)) return;
-  if (/\b(?:parts?|portions?|sections?|some)\s+of\b|\bunless\b|\bexcept\b/i.test(desc)) return;
+  if (/\b(?:parts?|portions?|sections?|some)\s+of\b|\bunless\b|\bexcept\b|\b(?:individual|certain|some|most)\s+\w+|\bmix\s+of\b/i.test(desc) || EDITABLE.test(plain(m[2]!))) return;
   addRule(st, { behavior: "deny", rule: `Edit(${pathSpec(p)})`, file: st.file, line: item.line, text: item.text, scope: st.scope, hint: GENERATED_DESC.test(desc) ? "it is generated: change its source and regenerate" : "it must not be edited" }, true);
 }
 
@@ -261,7 +282,7 @@ function leadIn(s: string): string | undefined {
 
 export function compileAgentsMd(text: string, file: string, scope: string): Compiled {
   const out: Compiled = { rules: [], reminders: [], unenforced: [], problems: [] };
-  const st: State = { file, scope, out, seen: new Set(), prose: new Set(), told: new Map(), prev: [] };
+  const st: State = { file, scope, out, seen: new Set(), prose: new Set(), told: new Map(), toldEdits: new Map(), deletes: new Map(), prev: [] };
   const { items, fences } = parseBlocks(text);
   for (const f of fences) {
     if (f.tag === "toolhost" || f.tag === "rules") explicitBlock(f, st);
@@ -306,17 +327,49 @@ export function compileAgentsMd(text: string, file: string, scope: string): Comp
   return out;
 }
 
-/** A deny rule that would block a command the file tells the agent to run is reported, not enforced. */
+/** "Create reproduction scripts in `repros/`", "updating the version-keyed entry in `pnpm-workspace.yaml`": paths the file tells the agent to write. */
+const TOLD_EDIT = /\b(?:edit|update|modify|change|create|add|write|put|place|store|save|append|register|bump)(?:s|ed|ing)?\b[^`.;:]{0,40}$/i;
+function toldEdits(s: string, sp: Span[], told: Map<string, number>, line: number): void {
+  for (const x of sp) {
+    if (!looksLikePath(x.text) || !/[./*]/.test(x.text) || told.has(x.text)) continue;
+    const before = s.slice(Math.max(0, x.at - 60), x.at);
+    if (TOLD_EDIT.test(before) && !/\b(?:not|never|no)\b[^`]*$/i.test(before)) told.set(x.text, line);
+  }
+}
+
+/** The told edit an Edit rule would block, if any. */
+function editConflict(rule: string, told: Map<string, number>, scope: string): { path: string; line: number } | undefined {
+  if (!rule.startsWith("Edit(")) return undefined;
+  for (const [p, line] of told) {
+    const probe = path.join(scope, isDirectory(p) ? `${p.replace(/\/+$/, "")}/new-file` : p);
+    if (matchesRule(rule, { toolName: "Edit", input: { file_path: probe } }, { cwd: scope, rulesRoot: scope, behavior: "deny" })) return { path: p, line };
+  }
+  return undefined;
+}
+
+/**
+ * A deny rule that would block a command the file tells the agent to run, or a file it tells the agent to
+ * write, is reported, not enforced. "Do not delete files from `repros/`" next to "create scripts in
+ * `repros/`" bans the deletion only: `Bash(rm *repros/*)`.
+ */
 function resolveConflicts(st: State): void {
-  if (!st.told.size || !st.prose.size) return;
+  if ((!st.told.size && !st.toldEdits.size) || !st.prose.size) return;
   const keep: CompiledRule[] = [];
   const facts = new Map();
   const words = new Map<string, string[]>();
   for (const r of st.out.rules) {
+    const prose = st.prose.has(r);
+    const e = prose && st.toldEdits.size ? editConflict(r.rule, st.toldEdits, st.scope) : undefined;
+    const del = e && st.deletes.get(r);
+    if (del) {
+      const p = del.replace(/^\.\//, "");
+      keep.push({ ...r, rule: `Bash(rm *${isDirectory(p) ? `${p.replace(/\/+$/, "")}/` : p}*)`, hint: `deleting it is what the line bans; line ${e.line} tells the agent to write there` });
+      continue;
+    }
     // (an ask blocks nothing: the user may still say yes)
-    const c = st.prose.has(r) && r.behavior === "deny" ? conflictOf(r.rule, st.told, st.scope, facts, words) : undefined;
+    const c = prose && r.behavior === "deny" ? (conflictOf(r.rule, st.told, st.scope, facts, words) ?? (e && { command: `edit ${e.path}`, line: e.line })) : undefined;
     if (!c) keep.push(r);
-    else st.out.unenforced.push({ file: r.file, line: r.line, text: r.text, why: `${r.behavior} ${r.rule} would block \`${c.command}\`, which line ${c.line} tells the agent to run`, kind: "conflict" });
+    else st.out.unenforced.push({ file: r.file, line: r.line, text: r.text, why: `${r.behavior} ${r.rule} would block \`${c.command}\`, which line ${c.line} tells the agent to ${c.command.startsWith("edit ") ? "do" : "run"}`, kind: "conflict" });
   }
   st.out.rules = keep;
 }

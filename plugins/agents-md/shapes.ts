@@ -69,7 +69,7 @@ export function immutable(s: string, ctx: BanCtx): boolean {
 }
 
 const GENERATED = /\b(?:is|are)\s+(?:auto-?|automatically\s+|machine-)?generated\b|\b(?:is|are)\s+(?:produced|generated)\s+by\b/i;
-const PARTIAL = /\b(?:parts?|portions?|sections?|some)\s+of\b|\bwhen\b|\bif\b|\bunless\b/i;
+const PARTIAL = /\b(?:parts?|portions?|sections?|some)\s+of\b|\b(?:individual|certain|some|most)\s+\w+|\bmix\s+of\b|\bwhen\b|\bif\b|\bunless\b/i;
 
 /** "`x.d.ts` is auto-generated", "any file under `fixtures/*\/` is GENERATED", "(they are generated)": Edit denials. */
 export function generated(s: string, ctx: BanCtx): boolean {

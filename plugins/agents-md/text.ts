@@ -130,13 +130,18 @@ export function looksLikeCommand(t: string): boolean {
   if (!/\s/.test(t) && (/\.[a-z0-9]{1,5}$/i.test(t) || t.endsWith("/")) && !PROGRAMS.has(t)) return false;
   return true;
 }
+/** Placeholders in a path (`integrations/<name>/api-ref/`, `{pkg}`) are wildcards. */
+const PLACEHOLDER = /<[\w.-]+>|\{[\w.-]+\}/g;
 /** A span that can be a path pattern: one word, no shell punctuation. */
-export const looksLikePath = (t: string) => /^[^\s|;&<>`$()]+$/.test(t) && !isFlag(t) && !looksLikeCode(t.replace(/^\./, "x"));
+export const looksLikePath = (t: string) => {
+  const p = t.includes("<") || t.includes("{") ? t.replace(PLACEHOLDER, "x") : t;
+  return /^[^\s|;&<>`$()]+$/.test(p) && !isFlag(p) && !looksLikeCode(p.replace(/^\./, "x"));
+};
 /** A path-looking span that names a directory (`docs/ja`, `public/`) rather than a file. */
 export const isDirectory = (t: string) => t.endsWith("/") || (t.includes("/") && !/\.[A-Za-z0-9]{1,6}$/.test(t) && !t.includes("*"));
 /** An Edit/Read specifier for a path span: directories cover everything below them. */
 export function pathSpec(t: string): string {
-  const p = t.replace(/^\.\//, "");
+  const p = t.replace(/^\.\//, "").replace(PLACEHOLDER, "*");
   if (isDirectory(p)) return `${p.replace(/\/+$/, "")}/**`;
   return p;
 }

@@ -78,7 +78,7 @@ export const EDIT_KINDS: Array<{ re: RegExp; paths: string[] }> = [
 ];
 
 /** Words that make a sentence a preference or soft advice, never a tool rule. */
-export const SOFT = /\b(avoid|prefer|preferably|try\s+to|try\s+not\s+to|generally|usually|ideally|where\s+possible|when\s+possible|if\s+possible|recommended|consider)\b/i;
+export const SOFT = /\b(avoid|prefer|preferably|try\s+to|try\s+not\s+to|generally|usually|ideally|where\s+possible|when\s+possible|if\s+possible|recommended|consider|by\s+default)\b/i;
 /** Words that scope a ban to a condition the host cannot see. */
 export const CONDITION = /\b(when|whenever|while|if|unless|until|without|between|during|except|only\s+(?:if|when)|for\s+(?:routine|local|new|large|small)|after|before)\b/i;
 /** Words after a ban that turn it into advice about something else: "never forget to run". */

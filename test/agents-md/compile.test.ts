@@ -22,8 +22,11 @@ describe("AGENTS.md compiler", () => {
     expect(rules("Never use the `Bash` tool to read files; use `Read`.")).toEqual([]);
     expect(rules("Do not run `git push` to `main`.")).toEqual([]);
     expect(rules("Never run `git push --force`, `git reset --hard` or `rm -rf /`.")).toEqual(["deny Bash(git push --force *) @1", "deny Bash(git reset --hard *) @1", "deny Bash(rm -rf / *) @1"]);
+    // "don't X without running Y" is no ban on X: a reminder to run Y before it (a commit here)
     const r = c("Don't commit without running `pnpm lint` first.");
-    expect(r.unenforced[0]!.why).toMatch(/"without" makes it a condition/);
+    expect(r.rules).toEqual([]);
+    expect(r.reminders.map((x) => [x.on, x.run])).toEqual([["commit", ["pnpm lint"]]]);
+    expect(c("Don't merge without running `pnpm lint` first.").unenforced[0]!.why).toMatch(/"without" makes it a condition/);
     expect(c("Do not run `git push` to `main`.").unenforced[0]!.why).toMatch(/"git push" is narrowed by "to"/);
   });
 

@@ -77,7 +77,7 @@ const ruleCatches = (rule: string, behavior: "deny" | "ask", c: Call) => matches
 function effects(out: Compiled, lines: number[] | undefined, c: Call): Set<string> {
   const got = new Set<string>();
   const at = (n: number) => lines === undefined || lines.includes(n);
-  for (const r of out.rules) if (at(r.line) && ruleCatches(r.rule, r.behavior, c)) got.add(r.behavior);
+  for (const r of out.rules) if ((at(r.line) || r.also?.some(at)) && ruleCatches(r.rule, r.behavior, c)) got.add(r.behavior);
   if (lines !== undefined) for (const r of out.reminders) if (at(r.line) && reminderFires(r, c.toolName, c.input, ROOT)) got.add("remind");
   return got;
 }
@@ -105,7 +105,7 @@ export function score(files: CorpusFile[]): Score {
     const out = compileAgentsMd(f.md, path.join(ROOT, "AGENTS.md"), ROOT);
     s.lines += f.md.split("\n").length;
     const byLine = new Map(f.labels.flatMap((l) => [l.line, ...(l.same ?? [])].map((n) => [n, l] as const)));
-    const compiled = new Set([...out.rules.map((r) => r.line), ...out.reminders.map((r) => r.line)]);
+    const compiled = new Set([...out.rules.flatMap((r) => [r.line, ...(r.also ?? [])]), ...out.reminders.map((r) => r.line)]);
     const listed = new Set(out.unenforced.map((u) => u.line));
     for (const l of f.labels) {
       for (const p of l.pass ?? []) {
@@ -130,7 +130,7 @@ export function score(files: CorpusFile[]): Score {
       const ownPassHit = l && (l.pass ?? []).some((p) => effects(out, [line], parseCall(p)).size);
       if (l && l.kind !== "advice" && !ownPassHit) s.correctLines++;
       else {
-        const what = [...out.rules.filter((r) => r.line === line).map((r) => `${r.behavior} ${r.rule}`), ...out.reminders.filter((r) => r.line === line).map((r) => `remind ${r.run.join(",")}`)];
+        const what = [...out.rules.filter((r) => r.line === line || r.also?.includes(line)).map((r) => `${r.behavior} ${r.rule}`), ...out.reminders.filter((r) => r.line === line).map((r) => `remind ${r.run.join(",")}`)];
         s.wrong.push(`${f.id}:${line} ${l ? `(${l.kind})` : "(unlabelled)"} ${what.join("; ")}`);
       }
     }
