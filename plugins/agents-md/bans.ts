@@ -8,7 +8,7 @@
  * advice, with the reason pushed to `why`.
  */
 import { clauses as clausesOf, commandRule, isFlag, isToolName, looksLikeCode, looksLikeCommand, looksLikePath, pathSpec, spans, valid, type Span } from "./text.ts";
-import { ASK, CMD_VERBS, CODE_WORDS, CONDITION, EDIT_KINDS, EDIT_VERBS, NOT_A_BAN, NOT_ASK, OTHER_SUBJECT, PHRASES, PROGRAMS, PROHIBIT, READ_VERBS, SOFT, UNLESS_ASKED } from "./words.ts";
+import { ASK, ONLY_IF_ASKED, CMD_VERBS, CODE_WORDS, CONDITION, EDIT_KINDS, EDIT_VERBS, NOT_A_BAN, NOT_ASK, OTHER_SUBJECT, PHRASES, PROGRAMS, PROHIBIT, READ_VERBS, SOFT, UNLESS_ASKED } from "./words.ts";
 
 export type Behavior = "deny" | "ask";
 type Kind = "cmd" | "edit" | "read";
@@ -78,6 +78,7 @@ export function spanRule(x: string, kind: Kind | undefined, verb: string | undef
 }
 
 const AGENT = /^(?:(?:and|but|so|then|also|please|just|always|still|otherwise|instead|here|locally|you|we|agents?|the\s+agent|ai\s+agents?|claude|codex|you\s+\w+|\W+)\s*)*$/i;
+const RIGHT_AFTER = /^(?:never|do\s+not|don['’]t|must\s+not|should\s+not)\s*(?:ever\s+)?$/i;
 const THIRD_PERSON = /^(?:never|not)\s+(?:(?:even|always|really)\s+)?[a-z]+[^s\W]s\b/i;
 const MODAL_BAN = /^(?:must|should|may|shall|can|cannot|can['’]t|mustn['’]t|shouldn['’]t)\b/i;
 
@@ -94,7 +95,8 @@ function otherSubject(clause: string, from: number): boolean {
 
 /** Why a governed clause is advice rather than a rule, if it is. */
 export function adviceReason(clause: string, from: number, behavior: Behavior, leadingCondition: boolean): { kind: string; why: string } | undefined {
-  const after = clause.slice(from).replace(UNLESS_ASKED, "").replace(ALWAYS_TRUE, "").replace(QUOTED, '""');
+  // ("DO NOT try to bypass it": a firm ban, unlike "try not to")
+  const after = clause.slice(from).replace(UNLESS_ASKED, "").replace(ALWAYS_TRUE, "").replace(QUOTED, '""').replace(/^(\S+(?:\s+not)?)\s+(?:ever\s+)?try\s+to\s+/i, "$1 ");
   if (otherSubject(clause, from)) return { kind: "other-subject", why: `about "${clause.trim().split(/\s+/).slice(0, 2).join(" ")}", not the agent's own tool calls` };
   const nb = NOT_A_BAN.exec(after);
   if (nb) return { kind: "condition", why: `"${nb[0]}" makes it a reminder to do something, not a ban` };
@@ -120,7 +122,8 @@ function compileClause(clause: string, behavior: Behavior, from: number, ctx: Ba
     // "Running `terraform apply` requires approval": a postfix ask governs the spans before it
     const after = sp.filter((x) => x.at > from);
     const own = after.length || behavior === "deny" ? after : sp;
-    governed = own.map((x) => ({ x: x.text, ...verbBefore(clause, x.at), at: x.at, raw: x.raw }));
+    // "Never `git push` without …": a command span right after the prohibition is run
+    governed = own.map((x) => ({ x: x.text, ...(verbBefore(clause, x.at) ?? (RIGHT_AFTER.test(clause.slice(from, x.at)) && PROGRAMS.has(x.text.split(/\s+/)[0]!) ? { kind: "cmd" as Kind, verb: "run" } : {})), at: x.at, raw: x.raw }));
     if (!governed.length && PRONOUN.test(clause.slice(from))) {
       const v = verbBefore(clause, clause.length);
       governed = ctx.prev.map((x) => ({ x, kind: v?.kind, verb: v?.verb, at: -1, raw: 0 }));
@@ -225,7 +228,7 @@ function compileWords(gov: string, behavior: Behavior, ctx: BanCtx): number {
  */
 export function compileBans(s: string, ctx: BanCtx): number {
   const parts = clausesOf(s);
-  const unlessAsked = UNLESS_ASKED.test(s);
+  const unlessAsked = UNLESS_ASKED.test(s) || liftedByItem(s, ctx);
   const leading = /^(?:if|when|whenever|while|for|during|once)\b/i.test(s.trim());
   let n = 0;
   let first = true;
@@ -259,6 +262,15 @@ export function compileBans(s: string, ctx: BanCtx): number {
   return n;
 }
 
+
+/** Whether another sentence of the item says the banned verb may be done when the user asks ("Only amend if the user explicitly says so"). */
+function liftedByItem(s: string, ctx: BanCtx): boolean {
+  const item = ctx.context?.();
+  if (!item || item.length === s.length || !/\bonly\b/i.test(item)) return false;
+  ONLY_IF_ASKED.lastIndex = 0;
+  for (let m = ONLY_IF_ASKED.exec(item); m; m = ONLY_IF_ASKED.exec(item)) if (new RegExp(`\\b${m[1]!.slice(0, 5)}`, "i").test(s)) return true;
+  return false;
+}
 
 const WHOLE = /\b(?:complete|full|entire|whole)\b/i;
 

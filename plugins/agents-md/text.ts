@@ -84,7 +84,8 @@ function splitOutsideCode(s: string, boundary: RegExp, keep: boolean): Array<{ t
   return out;
 }
 
-const SENTENCE_END = /[;!?]|\.(?=\s|$)/;
+// ("**Never amend commits.** Always …": the emphasis closes after the full stop)
+const SENTENCE_END = /[;!?]|\.[*_]*(?=\s|$)/;
 
 /** Sentences: at `;` `!` `?`, and at `.` before a space or the end of the text; each with its offset. */
 export function sentences(text: string): Array<{ text: string; at: number }> {

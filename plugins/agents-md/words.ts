@@ -14,7 +14,9 @@ export const ASK = {
   exec: (s: string) => (ASK_GATE.test(s) ? ASK_FULL.exec(s) : null),
 };
 /** "do not X unless asked": a ban lifted by a person's request, i.e. an ask. */
-export const UNLESS_ASKED = /\b(?:unless|until|except\s+(?:when|if))\s+(?:the\s+user\s+|a\s+maintainer\s+|you\s+are\s+|you['’]re\s+|it\s+is\s+|explicitly\s+)*(?:explicitly\s+|specifically\s+)?(?:asked|requested|instructed|told|asks|requests|approves|approved)\b|\bwithout\s+(?:explicit\s+|prior\s+)?(?:approval|permission|being\s+asked|a\s+request)\b/i;
+export const UNLESS_ASKED = /\b(?:unless|until|except\s+(?:when|if))\s+(?:the\s+user\s+|a\s+maintainer\s+|you\s+are\s+|you['’]re\s+|it\s+is\s+|explicitly\s+)*(?:explicitly\s+|specifically\s+)?(?:asked|requested|instructed|told|asks|requests|approves|approved)\b|\bwithout\s+(?:(?:an?|the|your|their)\s+)?(?:(?:explicit|prior|manual|written|human|direct)\s+)*(?:approval|permission|being\s+asked|a\s+request|request|instructions?|consent|confirmation|sign-?off|go-ahead)\b(?:\s+(?:to\s+\w+|from\s+(?:a\s+|the\s+|your\s+)?\w+|of\s+(?:your|the|a)\s+\w+|by\s+(?:a\s+|the\s+)?\w+))?|\bonly\s+(?:\w+\s+){0,3}(?:if|when)\s+(?:the\s+user|a\s+human|a\s+maintainer|you\s+are|you['’]re|explicitly)\b[^.;]*\b(?:says?\s+so|asks?|asked|requests?|requested|tells?\s+you|instructed|instructs)\b/i;
+/** "Never amend commits. … Only amend if the user explicitly says so.": a later sentence of the item lifts the ban on that verb to an ask. */
+export const ONLY_IF_ASKED = /\bonly\s+([a-z]+)\b[^.;]{0,40}?\b(?:if|when)\s+(?:the\s+user|a\s+human|a\s+maintainer|you\s+are|you['’]re|explicitly)\b[^.;]*?\b(?:says?\s+so|asks?|asked|requests?|requested|tells?\s+you|instructed|instructs)\b/gi;
 /** "do not ask for approval", "can be run without asking": permission, not an ask. */
 export const NOT_ASK = /\b(?:do\s+not|don['’]t|never|no\s+need\s+to)\s+ask\b|\bwithout\s+asking\b/i;
 
@@ -32,8 +34,12 @@ export const PROGRAMS = new Set(
 
 /** Plain-word actions that name a command: "never create a PR", "never force-push, amend, or squash". */
 export const PHRASES: Array<{ re: RegExp; rules: string[] }> = [
-  { re: /\b(?:create|open|file|submit|make)\s+(?:a\s+|an\s+|any\s+|new\s+)?(?:pr|prs|pull\s+requests?)\b/i, rules: ["Bash(gh pr create *)"] },
-  { re: /\b(?:create|open|file|submit)\s+(?:a\s+|an\s+|any\s+|new\s+)?issues?\b/i, rules: ["Bash(gh issue create *)"] },
+  // ("an open PR" is no action; "creating draft PRs" bans the draft)
+  { re: /\b(?:creat(?:e|ing)|open(?:ing)?|fil(?:e|ing)|submit(?:ting)?|mak(?:e|ing))\s+(?:a\s+|any\s+|new\s+)?draft\s+(?:prs?|pull\s+requests?)\b/i, rules: ["Bash(gh pr create --draft *)"] },
+  { re: /(?<!\b(?:an?|the|any|your|their|existing|already)\s+)\b(?:creat(?:e|ing)|open(?:ing)?|file|submit(?:ting)?|make|making)\s+(?:a\s+|an\s+|any\s+|new\s+)?(?:pr|prs|pull\s+requests?)\b/i, rules: ["Bash(gh pr create *)"] },
+  { re: /\b(?:creat(?:e|ing)|open(?:ing)?|file|submit(?:ting)?)\s+(?:a\s+|an\s+|any\s+|new\s+)?(?:(?:pr|pull\s+request)s?\s*(?:,\s*(?:or\s+)?|\s+or\s+|\s+and\s+)(?:an?\s+)?)?issues?\b/i, rules: ["Bash(gh issue create *)"] },
+  // (a comment on GitHub, not in code: "leave a comment", "post comments on PRs")
+  { re: /\b(?:leav(?:e|ing)|post(?:ing)?)\s+(?:a\s+|any\s+)?comments?\b|\b(?:add(?:ing)?|writ(?:e|ing))\s+(?:a\s+|any\s+)?comments?\s+on\s+(?:github|a\s+pr|an?\s+issue|prs|issues|pull\s+requests?)\b/i, rules: ["Bash(gh pr comment *)", "Bash(gh issue comment *)"] },
   { re: /\b(?:create|publish|cut)\s+(?:a\s+|any\s+)?(?:github\s+)?releases?\b/i, rules: ["Bash(gh release create *)"] },
   { re: /\b(?:post|comment)\s+(?:anything\s+)?(?:to|on)\s+github\b/i, rules: ["Bash(gh pr comment *)", "Bash(gh issue comment *)", "Bash(gh api *)"] },
   { re: /\bforce[- ]?push(?:es|ing)?\b|\bpush\s+(?:with\s+)?--force\b|\bforce\s+pushes\b/i, rules: ["Bash(git push --force *)"] },
