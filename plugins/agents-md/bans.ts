@@ -8,10 +8,10 @@
  * advice, with the reason pushed to `why`.
  */
 import { clauses as clausesOf, commandRule, isFlag, isToolName, looksLikeCode, looksLikeCommand, looksLikePath, pathSpec, spans, valid, type Span } from "./text.ts";
-import { ASK, ONLY_IF_ASKED, CMD_VERBS, CODE_WORDS, CONDITION, EDIT_KINDS, EDIT_VERBS, NOT_A_BAN, NOT_ASK, OTHER_SUBJECT, PHRASES, PROGRAMS, PROHIBIT, READ_VERBS, SOFT, UNLESS_ASKED } from "./words.ts";
+import { ASK, ONLY_IF_ASKED, CMD_VERBS, COMMIT_VERBS, CODE_WORDS, CONDITION, EDIT_KINDS, EDIT_VERBS, NOT_A_BAN, NOT_ASK, OTHER_SUBJECT, PHRASES, PROGRAMS, PROHIBIT, READ_VERBS, SOFT, UNLESS_ASKED } from "./words.ts";
 
 export type Behavior = "deny" | "ask";
-type Kind = "cmd" | "edit" | "read";
+type Kind = "cmd" | "edit" | "read" | "commit";
 
 export interface BanCtx {
   /** Spans of the previous sentence of the item (the referent of "them", "it is generated"). */
@@ -30,6 +30,7 @@ const VERBS = [
   [CMD_VERBS, "cmd"],
   [EDIT_VERBS, "edit"],
   [READ_VERBS, "read"],
+  [COMMIT_VERBS, "commit"],
 ] as const;
 
 /** The kind of the last verb before `at`, if any (the later verb wins; on a tie the earlier list). */
@@ -74,10 +75,16 @@ export function spanRule(x: string, kind: Kind | undefined, verb: string | undef
     return rule ? { rule } : { why: `"${x}" is only a placeholder` };
   }
   if (!looksLikePath(x) || !/[./*]/.test(x)) return { why: `"${x}" is not a path` };
+  // "Never commit `.env` files": staging it is the call to catch (`git add -f .env` too: the matcher reorders flags)
+  if (kind === "commit") return { rule: `Bash(git add ${pathSpec(x).replace(/\/\*\*$/, "/*")})` };
   return { rule: `${kind === "edit" ? "Edit" : "Read"}(${pathSpec(x)})` };
 }
 
 const AGENT = /^(?:(?:and|but|so|then|also|please|just|always|still|otherwise|instead|here|locally|you|we|agents?|the\s+agent|ai\s+agents?|claude|codex|you\s+\w+|\W+)\s*)*$/i;
+const AUXILIARY = /\b(?:is|are|was|were|be|been|has|have|had|will|would|can|could|should|must|may|might|does|did)\b/i;
+/** A ban and its verb, with nothing else: "Never commit", "Do not edit or delete". */
+const BAN_VERB = /^(?:never|do\s+not|don['’]t|must\s+not)\s+(?:ever\s+)?[a-z-]+(?:\s+(?:or|and)\s+[a-z-]+)?(?=\s)/i;
+const SKIP_FLAG = /^\S+(?:\s+not)?\s+(?:skip|bypass|disable)\b[^`(]*\(\s*`(--?[A-Za-z][\w-]*)`\s*\)/i;
 const RIGHT_AFTER = /^(?:never|do\s+not|don['’]t|must\s+not|should\s+not)\s*(?:ever\s+)?$/i;
 const THIRD_PERSON = /^(?:never|not)\s+(?:(?:even|always|really)\s+)?[a-z]+[^s\W]s\b/i;
 const MODAL_BAN = /^(?:must|should|may|shall|can|cannot|can['’]t|mustn['’]t|shouldn['’]t)\b/i;
@@ -215,7 +222,7 @@ function compileWords(gov: string, behavior: Behavior, ctx: BanCtx): number {
     for (const m of gov.matchAll(/(?:^|\s)((?:\.?[\w-]+\/)+|\.[\w.-]+|[\w-]+\.(?:env|pem|key|lock|json|ya?ml|toml))(?=[\s,.;:!?)]|$)/g)) {
       const p = m[1]!.replace(/[.]$/, "");
       if (p.length < 2 || !/[./]/.test(p)) continue;
-      ctx.add(behavior, `${v.kind === "edit" ? "Edit" : "Read"}(${pathSpec(p)})`);
+      ctx.add(behavior, v.kind === "commit" ? `Bash(git add ${pathSpec(p).replace(/\/\*\*$/, "/*")})` : `${v.kind === "edit" ? "Edit" : "Read"}(${pathSpec(p)})`);
       n++;
     }
   }
@@ -232,9 +239,14 @@ export function compileBans(s: string, ctx: BanCtx): number {
   const leading = /^(?:if|when|whenever|while|for|during|once)\b/i.test(s.trim());
   let n = 0;
   let first = true;
-  for (const clause of parts) {
+  // "Never commit API keys, tokens, …, or `.env` files": the list after a ban's verb is cut at its commas; each
+  // later piece that has no verb of its own is still governed by it
+  let carry: string | undefined;
+  for (let clause of parts) {
     const isFirst = first;
     first = false;
+    if (carry && !PROHIBIT.test(clause) && !ASK.test(clause) && !verbBefore(clause, clause.length) && !AUXILIARY.test(clause)) clause = `${carry} ${clause.replace(/^(?:or|and|nor)\s+/i, "")}`;
+    else carry = undefined;
     if (NOT_ASK.test(clause)) {
       ctx.why.push({ kind: "permission", why: "says what may be done without asking: nothing to enforce" });
       continue;
@@ -242,8 +254,19 @@ export function compileBans(s: string, ctx: BanCtx): number {
     const a = ASK.exec(clause);
     const m = PROHIBIT.exec(clause);
     if (!a && !m) continue;
+    if (!carry) {
+      const lead = BAN_VERB.exec(clause.slice((a ?? m)!.index));
+      carry = lead ? clause.slice((a ?? m)!.index, (a ?? m)!.index + lead[0].length) : undefined;
+    }
     const behavior: Behavior = a || unlessAsked ? "ask" : "deny";
     const from = a ? a.index : m!.index;
+    // "Never skip pre-commit hooks (`--no-verify`)": the flag in parentheses is how it is skipped
+    const skip = SKIP_FLAG.exec(clause.slice(from));
+    if (skip && isFlag(skip[1]!)) {
+      ctx.add(behavior, spanRule(skip[1]!, "cmd", "run", clause, ctx.program).rule!);
+      n++;
+      continue;
+    }
     const reason = adviceReason(clause, from, behavior, leading && !isFirst);
     if (reason) {
       ctx.why.push(reason);

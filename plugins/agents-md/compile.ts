@@ -328,7 +328,8 @@ export function compileAgentsMd(text: string, file: string, scope: string): Comp
 }
 
 /** "Create reproduction scripts in `repros/`", "updating the version-keyed entry in `pnpm-workspace.yaml`": paths the file tells the agent to write. */
-const TOLD_EDIT = /\b(?:edit|update|modify|change|create|add|write|put|place|store|save|append|register|bump)(?:s|ed|ing)?\b[^`.;:]{0,40}$/i;
+// (the imperative or a gerund: "A GitHub Action adds `.changeset/*.md`" tells the agent nothing)
+const TOLD_EDIT = /\b(?:edit(?:ing)?|updat(?:e|ing)|modify(?:ing)?|chang(?:e|ing)|creat(?:e|ing)|add(?:ing)?|writ(?:e|ing)|put(?:ting)?|plac(?:e|ing)|stor(?:e|ing)|sav(?:e|ing)|append(?:ing)?|register(?:ing)?|bump(?:ing)?)\b[^`.;:]{0,40}$/i;
 function toldEdits(s: string, sp: Span[], told: Map<string, number>, line: number): void {
   for (const x of sp) {
     if (!looksLikePath(x.text) || !/[./*]/.test(x.text) || told.has(x.text)) continue;

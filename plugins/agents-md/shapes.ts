@@ -91,11 +91,13 @@ export function generated(s: string, ctx: BanCtx): boolean {
 }
 
 const NOT_SPAN = /(?:,|\(|\bbut)\s*not\s+(`[^`]+`)/i;
+/** "Use **tox** for testing (not pytest directly)", "Ensure pnpm is used (not npm/yarn)": programs in words. */
+const NOT_WORDS = /(?:,|\()\s*not\s+([a-z][\w-]*(?:\s*(?:\/|,|\bor\b|\band\b)\s*[a-z][\w-]*)*)\s*(?:directly\s*)?(?:\)|$)/i;
 
 /** "Use debug builds (not `--release`)", "pipe input via stdin, not `@@`": the span after "not" is banned (a flag or a program). */
 export function notSpan(s: string, ctx: BanCtx): boolean {
   const m = NOT_SPAN.exec(s);
-  if (!m) return false;
+  if (!m) return notWords(s, ctx);
   const x = m[1]!.slice(1, -1).trim();
   const reason = adviceReason(s, m.index, "deny", false);
   if (reason) {
@@ -106,5 +108,16 @@ export function notSpan(s: string, ctx: BanCtx): boolean {
   const r = spanRule(x, "cmd", "run", s, ctx.program);
   if (!r.rule || valid(r.rule)) return false;
   ctx.add("deny", r.rule);
+  return true;
+}
+
+function notWords(s: string, ctx: BanCtx): boolean {
+  const m = NOT_WORDS.exec(s.replace(/[:.]\s*$/, ""));
+  if (!m) return false;
+  const avoid = m[1]!.split(/\s*(?:\/|,|\bor\b|\band\b)\s*/i).map((w) => w.trim().toLowerCase()).filter(Boolean);
+  // the program to use comes before ("Use tox", "pnpm is used"), and every avoided word is a program
+  const want = s.slice(0, m.index).match(/[a-z][\w-]*/gi)?.find((w) => PROGRAMS.has(w.toLowerCase()));
+  if (!want || !avoid.length || !avoid.every((a) => PROGRAMS.has(a)) || !/\b(?:use|used|using|run|only)\b/i.test(s.slice(0, m.index))) return false;
+  for (const a of avoid) ctx.add("deny", `Bash(${a} *)`, `use ${want} instead`);
   return true;
 }

@@ -25,11 +25,13 @@ export const LABEL = /^\s*(no\b[^:]{0,40}|never|forbidden|prohibited|not\s+allow
 
 export const CMD_VERBS = /\b(run|runs|running|rerun|re-run|execute|executing|exec|invoke|invoking|type|typing|call|calling|use|using|build|building|install|installing|start|starting|launch|launching|pipe|piping|pass|passing)\b/gi;
 export const EDIT_VERBS = /\b(edit|edits|editing|edited|hand-edit|hand-edited|modify|modifying|modified|change|changing|changed|touch|touching|touched|write|writing|written|overwrite|overwriting|update|updating|updated|delete|deleting|deleted|remove|removing|removed|rename|renaming|move|moving|commit\s+changes\s+to|alter|altering)\b/gi;
+/** "Never commit `.env` files": the path must not be staged. */
+export const COMMIT_VERBS = /\b(commit|commits|committing|check\s+in|checking\s+in|stage|staging)\b/gi;
 export const READ_VERBS = /\b(read|reading|open|opening|cat|view|viewing|access|accessing|print|printing|display|displaying|log|logging|expose|exposing)\b/gi;
 
 /** Programs a plain word (no code span) may name: "only uv, never pip", "yarn, not npm". */
 export const PROGRAMS = new Set(
-  "git gh npm npx pnpm yarn bun bunx node deno ts-node tsx pip pip3 pipx uv uvx poetry conda mamba python python3 pytest cargo rustup go make just docker podman kubectl helm terraform rm curl wget sudo brew apt apt-get zig swift xcodebuild mvn gradle bazel dotnet composer bundle gem rake ruff black mypy pyright eslint prettier tsc jest vitest playwright hyperfine afl-tmin afl-cmin afl-fuzz afl-showmap rg grep find sed awk chmod chown ssh scp rsync psql mysql redis-cli aws gcloud az heroku vercel netlify flyctl wrangler".split(" "),
+  "git gh npm npx pnpm yarn bun bunx node deno ts-node tsx pip pip3 pipx uv uvx poetry conda mamba python python3 pytest cargo rustup go make just docker podman kubectl helm terraform rm curl wget sudo brew apt apt-get zig swift xcodebuild mvn gradle bazel dotnet composer bundle gem rake ruff black mypy pyright eslint prettier tsc jest vitest playwright hyperfine afl-tmin afl-cmin afl-fuzz afl-showmap rg grep find sed awk chmod chown ssh scp rsync psql mysql redis-cli aws gcloud az heroku vercel netlify flyctl wrangler tox nox hatch pdm rye turbo nx lerna".split(" "),
 );
 
 /** Plain-word actions that name a command: "never create a PR", "never force-push, amend, or squash". */
@@ -74,10 +76,13 @@ export const KINDS: Array<{ re: RegExp; paths: string[] }> = [
   { re: /\bsnapshot\s+files?\b/i, paths: ["**/*.snap"] },
   { re: /\bproto(?:buf)?\s+files?\b|\.proto\b/i, paths: ["**/*.proto"] },
   { re: /\bmigrations?\b/i, paths: ["**/migrations/**"] },
+  { re: /\b(?:docs?|documentation)\s+pages?\b/i, paths: ["**/*.md", "**/*.mdx"] },
+  { re: /\bworkflow\s+files?\b|\bgithub\s+(?:actions\s+)?workflows?\b/i, paths: [".github/workflows/**"] },
 ];
 
 /** The kinds an edit ban may name in words: "Never edit snapshot files". */
 export const EDIT_KINDS: Array<{ re: RegExp; paths: string[] }> = [
+  { re: /\bchangeset\s+files?\b/i, paths: [".changeset/*.md"] },
   { re: /\bsnapshot\s+files?\b/i, paths: ["**/*.snap"] },
   { re: /\block\s*files?\b|\blockfiles?\b/i, paths: ["**/package-lock.json", "**/pnpm-lock.yaml", "**/yarn.lock", "**/Cargo.lock", "**/uv.lock", "**/poetry.lock"] },
   { re: /\b(?:the\s+)?migrations?\s+(?:files?|that\s+have\s+been\s+applied)\b/i, paths: ["**/migrations/**"] },
@@ -86,7 +91,7 @@ export const EDIT_KINDS: Array<{ re: RegExp; paths: string[] }> = [
 /** Words that make a sentence a preference or soft advice, never a tool rule. */
 export const SOFT = /\b(avoid|prefer|preferably|try\s+to|try\s+not\s+to|generally|usually|ideally|where\s+possible|when\s+possible|if\s+possible|recommended|consider|by\s+default)\b/i;
 /** Words that scope a ban to a condition the host cannot see. */
-export const CONDITION = /\b(when|whenever|while|if|unless|until|without|between|during|except|only\s+(?:if|when)|for\s+(?:routine|local|new|large|small)|after|before)\b/i;
+export const CONDITION = /\b(when|whenever|while|if|unless|until|without|between|during|except|only\s+(?:if|when|for|in|on|with|to)|for\s+(?:routine|local|new|large|small)|after|before)\b/i;
 /** Words after a ban that turn it into advice about something else: "never forget to run". */
 export const NOT_A_BAN = /\b(forget|forgetting|forgot|skip|skipping|hesitate|fail|neglect|worry|be\s+afraid|go\s+idle|end\s+a\s+turn|leave)\b/i;
 /** Code constructs: a ban on them is style advice about code, not a tool call. */
