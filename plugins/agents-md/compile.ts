@@ -182,7 +182,7 @@ const NO_WHY: BanCtx["why"] = [];
 /** One scan for the key words that gate each shape (most sentences are prose none of them can match). */
 const KEYS = /\b(after|when|whenever|once|if|before|prior|end|never|not|no|cannot|must|may|shall|should|forbidden|prohibited|under|ask|asked|first|confirm|approval|permission|sign-off|unless|without|dont|keep|instead|rather|prefer|immutable|read-?only|readonly|untouched|unchanged|frozen|as[- ]is|generated|produced|requires?|only|avoid|pr|prs|pull)\b|n['’]t\b/gi;
 // ("without": "do not submit a PR without running the tests"; "pr": "every PR needs a changeset")
-const TRIGGER_KEYS = new Set(["after", "when", "whenever", "once", "if", "before", "prior", "end", "without", "pr", "prs", "pull"]);
+const TRIGGER_KEYS = new Set(["after", "when", "whenever", "once", "if", "before", "prior", "end", "without", "pr", "prs", "pull", "require", "requires"]);
 const ALT_KEYS = new Set(["instead", "rather", "prefer", "not"]);
 const IMM_KEYS = new Set(["immutable", "read-only", "readonly", "untouched", "unchanged", "frozen", "as-is", "as is", "keep"]);
 const GEN_KEYS = new Set(["generated", "produced"]);
@@ -234,6 +234,8 @@ function leadItem(lead: string, item: Item, st: State): boolean {
   return true;
 }
 
+const BARE_BAN = /^\s*(?:never|do\s+not|don['’]t|must\s+not)\s*$/i;
+
 /** A command listed under a "Before Every Commit" heading: a reminder before a commit. */
 function whenItem(when: string, item: Item, st: State): boolean {
   const first = spans(item.text)[0];
@@ -246,7 +248,7 @@ function whenItem(when: string, item: Item, st: State): boolean {
 }
 
 /** Words that make a path the exception to "generated, do not edit": it is written by hand, or may be edited. */
-const EDITABLE = /\bhand-?(?:authored|written|maintained)\b|\b(?:may|can|should)\s+be\s+(?:edited|modified|changed)\b|\beditable\b|\bnot\s+(?:auto-?)?generated\b|\bedit(?:ed)?\s+(?:it\s+|them\s+)?directly\b/i;
+const EDITABLE = /\bhand-?(?:authored|written|maintained)\b|\b(?:may|can|should)\s+be\s+(?:edited|modified|changed)\b|\beditable\b|\bnot\s+(?:auto-?)?generated\b|(?<!\b(?:not|never|n['’]t)\s+)\bedited\s+directly\b/i;
 /** "`P` — generated Cap'n Proto types, do not edit directly", "`P` — Shared types (deprecated, never modify)". */
 const PATH_ITEM = /^`([^`]+)`\s*(?:—|–|-|:)\s+(.+)$/;
 const GENERATED_DESC = /^\(?(?:auto-?|automatically\s+|machine-)?generated\b|\b(?:auto-?|automatically\s+)generated\b|\bgenerated\s+(?:by|from)\b/i;
@@ -264,6 +266,51 @@ function pathItem(item: Item, st: State): void {
   if (!GENERATED_DESC.test(desc) && !EDIT_BAN.test(desc)) return;
   if (/\b(?:parts?|portions?|sections?|some)\s+of\b|\bunless\b|\bexcept\b|\b(?:individual|certain|some|most)\s+\w+|\bmix\s+of\b/i.test(desc) || EDITABLE.test(plain(m[2]!))) return;
   addRule(st, { behavior: "deny", rule: `Edit(${pathSpec(p)})`, file: st.file, line: item.line, text: item.text, scope: st.scope, hint: GENERATED_DESC.test(desc) ? "it is generated: change its source and regenerate" : "it must not be edited" }, true);
+}
+
+const TREE_LINE = /^([\s│├└|`─—-]*)([\w.@][\w./@*-]*)\s*(?:#\s*(.*))?$/;
+const COMMENT = /\s#\s+(.*)$/;
+
+/**
+ * Comments in a fence: a directory tree's "`uv.lock`  # Lockfile (auto-generated, do not edit manually)" is a
+ * path item (the tree's single root, the project or this directory, is dropped from the path); a shell
+ * line's "cargo build  # never build with --release" is a ban about the command on its line, flags in words
+ * included.
+ */
+function fenceComments(f: Fence, st: State): void {
+  if (f.tag && !/^(?:sh|bash|shell|console|zsh|text|txt|tree|plaintext)$/.test(f.tag)) return;
+  const lines = f.lines.filter((l) => l.text.trim());
+  if (!lines.some((l) => l.text.includes("#"))) return;
+  const tree = lines.length >= 3 && lines.every((l) => TREE_LINE.test(l.text));
+  if (tree) {
+    const first = TREE_LINE.exec(lines[0]!.text)!;
+    const root = !first[1] && first[2]!.endsWith("/") && lines.slice(1).every((l) => TREE_LINE.exec(l.text)![1]!.length > 0);
+    const stack: Array<{ col: number; name: string }> = [];
+    for (const [i, l] of lines.entries()) {
+      if (i === 0 && root) continue;
+      const m = TREE_LINE.exec(l.text)!;
+      const col = m[1]!.length;
+      while (stack.length && stack.at(-1)!.col >= col) stack.pop();
+      const full = stack.map((x) => x.name).join("") + m[2]!;
+      if (m[2]!.endsWith("/")) stack.push({ col, name: m[2]! });
+      if (m[3]) pathItem({ line: l.no, text: `\`${full}\` — ${m[3].trim()}`, offs: [0], nums: [l.no], bullet: true, heading: false, table: false, data: false }, st);
+    }
+    return;
+  }
+  for (const l of lines) {
+    const c = COMMENT.exec(l.text);
+    if (!c || !(PROHIBIT.test(c[1]!) || ASK.test(c[1]!))) continue;
+    const code = l.text.slice(0, c.index).trim();
+    if (!looksLikeCommand(code)) continue;
+    const w = code.split(/\s+/);
+    const saved = st.program;
+    st.program = w.length > 1 && /^[a-z][\w-]*$/.test(w[1]!) ? `${w[0]} ${w[1]}` : w[0];
+    // flags in words are flags ("never build with --release")
+    const text = c[1]!.replace(/(^|[\s(])(--?[A-Za-z][\w-]*)(?=[\s.,;)]|$)/g, "$1`$2`");
+    const item: Item = { line: l.no, text, offs: [0], nums: [l.no], bullet: false, heading: false, table: false, data: false };
+    for (const x of sentences(text)) if (PROHIBIT.test(x.text) || ASK.test(x.text)) compileSentence(x.text, l.no, item, st);
+    st.program = saved;
+  }
 }
 
 /** A lead-in's text with its own spans removed ("produced by `make gen`"), or undefined when it governs nothing. */
@@ -289,6 +336,7 @@ export function compileAgentsMd(text: string, file: string, scope: string): Comp
     else toldFence(f.tag, f.lines, st.told);
     if (!f.closed) out.problems.push({ file, line: f.line, text: f.marker + f.tag, why: `this ${f.marker} fence is never closed: every line after it was read as code, so no rule below it compiled` });
   }
+  for (const f of fences) if (f.tag !== "toolhost" && f.tag !== "rules") fenceComments(f, st);
   let lead: string | undefined;
   let headingLead: string | undefined;
   let headingWhen: string | undefined;
@@ -311,6 +359,14 @@ export function compileAgentsMd(text: string, file: string, scope: string): Comp
     if (item.bullet && item.text.startsWith("`")) pathItem(item, st);
     const gov = lead ?? (item.bullet ? headingLead : undefined);
     if (gov && item.bullet && item.text.startsWith("`") && leadItem(gov, item, st)) continue;
+    // "## Do Not" over "- Add new dependencies without running `pnpm update-references`": a bare ban governs each plain item
+    if (gov && item.bullet && BARE_BAN.test(gov) && !PROHIBIT.test(item.text) && !item.text.startsWith("`")) {
+      compileSentence(`${gov.trim()} ${item.text.charAt(0).toLowerCase()}${item.text.slice(1)}`, item.line, { ...item, code: undefined }, st);
+      for (const r of st.out.rules) if (r.line === item.line) r.text = item.text;
+      for (const r of st.out.reminders) if (r.line === item.line) r.text = item.text;
+      for (const u of st.out.unenforced) if (u.line === item.line) u.text = item.text;
+      continue;
+    }
     if (!item.bullet) lead = undefined;
     const ss = sentences(item.text);
     const last = ss.at(-1);

@@ -82,15 +82,18 @@ function commandsIn(part: string, sp: Span[]): string[] {
 }
 
 /** Paths and kinds a trigger clause names. */
-function triggerPaths(trigger: string): string[] {
+function triggerPaths(trigger: string, sentence = trigger): string[] {
   const out: string[] = [];
   for (const x of spans(trigger)) if (/[./*]/.test(x.text) && !/\s/.test(x.text) && !looksLikeCode(x.text)) out.push(pathSpec(x.text));
-  for (const k of KINDS) if (k.re.test(trigger)) out.push(...k.paths);
+  // the files named are the trigger; a kind word next to them ("deps in `pyproject.toml`") only says what they are
+  if (!out.length) for (const k of KINDS) if (k.re.test(trigger)) out.push(...k.paths);
+  // "When adding a page, add its path (without `.mdx` extension)": a page is a file of the extension the sentence names
+  if (!out.length && /\bpages?\b/i.test(trigger)) for (const ext of sentence.match(/\.mdx?\b/g) ?? []) out.push(`**/*${ext}`);
   return [...new Set(out)];
 }
 
 /** Splits "Run `x` after …" / "After …, run `x`" into its trigger and action. */
-function split(s: string): { trigger: string; action: string } | undefined {
+function split(s: string): { trigger: string; action: string; lead?: boolean } | undefined {
   const t = s.replace(LEAD, "");
   const tw = TRIGGER_WORD.exec(t);
   if (!tw) return undefined;
@@ -98,7 +101,7 @@ function split(s: string): { trigger: string; action: string } | undefined {
     const m = RUN_SPLIT.exec(t.slice(tw[0].length));
     const cut = m ? tw[0].length + m.index : t.indexOf(",");
     if (cut <= 0) return undefined;
-    return { trigger: t.slice(0, cut), action: t.slice(cut).replace(/^,\s*/, "") };
+    return { trigger: t.slice(0, cut), action: t.slice(cut).replace(/^,\s*/, ""), lead: true };
   }
   if (!/^(?:always\s+)?(?:re-?run|run|execute|invoke|call|regenerate|recompile|update)\b/i.test(t) && !(COMMIT.test(t.slice(tw.index)) && wordsAction(t.slice(0, tw.index)))) return undefined;
   // "…, as these changes require …": the reason is not part of the trigger
@@ -111,14 +114,18 @@ function split(s: string): { trigger: string; action: string } | undefined {
  * action of "… recompile:" sentences).
  */
 export function parseReminder(s: string, code: string[] | undefined): ReminderParse {
-  const sp = split(s) ?? without(s) ?? everyPr(s);
+  const sp: { trigger: string; action: string; lead?: boolean; req?: boolean } | undefined = requires(s) ?? split(s) ?? without(s) ?? everyPr(s);
   if (!sp) return undefined;
   const action = sp.action.trim();
   let run = commandsIn(sp.action, spans(sp.action));
   if (!run.length && code?.length && /:\s*$|\b(?:recompile|regenerate|run)\b/i.test(s)) run = code.map((l) => l.replace(/^\s*\$\s*/, "").trim()).filter((l) => l && !l.startsWith("#")).slice(0, 3);
   const seed = /^\s*(?:also\s+)?\S/.test(action) && /\bwhen\s+writing\s+to\b/i.test(sp.trigger);
   const commitLike = COMMIT.test(sp.trigger);
-  if (!run.length && !seed && !(commitLike && wordsAction(action))) return undefined;
+  // an action in words: before a commit, push or PR; or after a change of the files the trigger names ("When adding a page, add its path to …")
+  // an action in words: before a commit, push or PR, or after a change of the files a leading trigger names
+  // ("When adding a page, add its path …"; in "Update docs when X changes (at minimum `P`)" the path is the action's)
+  const words = !run.length && wordsAction(action) && (commitLike || sp.lead === true);
+  if (!run.length && !seed && !sp.req && !words) return undefined;
   const ar = AFTER_RUN.exec(sp.trigger);
   if (ar && (looksLikeCommand(ar[1]!) || SCRIPT.test(ar[1]!))) {
     const rule = commandRule(ar[1]!);
@@ -130,7 +137,7 @@ export function parseReminder(s: string, code: string[] | undefined): ReminderPa
   }
   if (!CHANGE.test(sp.trigger)) return undefined;
   if (NEGATED.test(sp.trigger)) return { refused: `the change it names ("${sp.trigger.slice(0, 60)}") has an exception a path pattern cannot express` };
-  const paths = triggerPaths(sp.trigger);
+  const paths = triggerPaths(sp.trigger, s);
   if (!paths.length) return { refused: `names no file or kind of file ("${sp.trigger.slice(0, 60)}"): a reminder after every edit is refused` };
   return { reminder: { paths, run, on: "edit", action } };
 }
@@ -142,14 +149,21 @@ const WITHOUT = /^(?:never|do\s+not|don['’]t)\s+(.+?)\s+without\s+(?:first\s+)
 function without(s: string): { trigger: string; action: string } | undefined {
   const m = WITHOUT.exec(s.trim().replace(/[.!]+$/, ""));
   if (!m) return undefined;
-  const trigger = `before ${m[1]}`;
-  if (!COMMIT.test(trigger)) return undefined;
+  // "Do not add new dependencies without running `pnpm update-references`": after the change, unless it is a commit, push or PR
+  const trigger = COMMIT.test(`before ${m[1]}`) ? `before ${m[1]}` : `after ${m[1]}`;
   return { trigger, action: m[2]!.replace(/^(\w+?)(?:ing)\b/i, (_, v: string) => (/^(?:runn|gett|sett|putt)$/i.test(v) ? v.slice(0, -1) : /^(?:updat|writ|mak|us|includ|describ|regenerat)$/i.test(v) ? `${v}e` : v)) };
 }
 
 /** "Every PR modifying production code needs a changeset": a reminder before opening a pull request. */
 // (what a PR carries: a changeset, a changelog entry, a sign-off; "require test coverage" is a requirement on the work)
 const EVERY_PR = /^(?:[^:]{0,20}:\s*)?(?:every|each|all|any)\s+(?:prs?|pull\s+requests?)\b[^.;]*?\b(?:needs?|requires?|must\s+(?:have|include|contain))\s+((?:an?\s+|the\s+)?(?:changesets?|changelog\s+entry|changelog|release\s+notes?|sign-?off|dco)\b.*)$/i;
+/** "updates to client-side deps in `pyproject.toml` require parallel changes in `client/pyproject.toml`": after the change, the action in words. */
+const REQUIRES = /^(?:[^:]{0,30}:\s*)?(?:any\s+|all\s+)?(?:updates?|changes?|edits?|modifications?)\s+(?:to|in|of)\s+(.+?)\s+(?:requires?|needs?|must\s+be\s+(?:followed|accompanied)\s+by)\s+(.+)$/i;
+function requires(s: string): { trigger: string; action: string; req: true } | undefined {
+  const m = REQUIRES.exec(s.trim().replace(/[.!]+$/, ""));
+  return m && spans(m[1]!).length ? { trigger: `after changing ${m[1]}`, action: `make ${m[2]}`, req: true } : undefined;
+}
+
 function everyPr(s: string): { trigger: string; action: string } | undefined {
   const m = EVERY_PR.exec(s.trim());
   return m ? { trigger: "before opening a pull request", action: `add ${m[1]!.replace(/[.!]+$/, "")}` } : undefined;
