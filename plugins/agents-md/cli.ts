@@ -22,8 +22,8 @@ export async function run(ctx: CommandContext): Promise<number> {
           files: files.map((f) => ({
             file: f.file,
             scope: f.scope,
-            rules: f.rules.map((r) => ({ line: r.line, behavior: r.behavior, rule: r.rule, text: r.text, hint: r.hint ?? null })),
-            reminders: f.reminders.map((r) => ({ line: r.line, paths: r.paths, run: r.run, text: r.text, on: r.on ?? "edit", after: r.after ?? [], action: r.action ?? null })),
+            rules: f.rules.map((r) => ({ line: r.line, behavior: r.behavior, rule: r.rule, text: r.text, hint: r.hint ?? null, also: r.also ?? [] })),
+            reminders: f.reminders.map((r) => ({ line: r.line, paths: r.paths, run: r.run, text: r.text, on: r.on ?? "edit", after: r.after ?? [], before: r.on === "commit" ? (r.before ?? ["Bash(git commit *)"]) : [], action: r.action ?? null })),
             unenforced: f.unenforced.map((u) => ({ line: u.line, text: u.text, why: u.why, kind: u.kind ?? "unclassified" })),
             problems: f.problems.map((p) => ({ line: p.line, text: p.text, why: p.why })),
           })),
@@ -39,7 +39,7 @@ export async function run(ctx: CommandContext): Promise<number> {
   for (const f of files) {
     const rel = path.relative(cwd, f.file) || f.file;
     ctx.io.out(`${rel}${f.scope === cwd || isInside(cwd, f.scope) ? "" : ` (governs ${path.relative(cwd, f.scope)}/)`}`);
-    for (const r of f.rules) ctx.io.out(`  ${rel}:${r.line}  ${r.behavior.padEnd(4)} ${r.rule}${r.hint ? `  (${r.hint})` : ""}`);
+    for (const r of f.rules) ctx.io.out(`  ${rel}:${r.line}  ${r.behavior.padEnd(4)} ${r.rule}${r.hint ? `  (${r.hint})` : ""}${r.also?.length ? `  (also line ${r.also.join(", ")})` : ""}`);
     for (const r of f.reminders) ctx.io.out(`  ${rel}:${r.line}  ${when(r)}: remind to ${r.run.length ? `run ${r.run.join(", ")}` : (r.action ?? r.text)}`);
     for (const u of f.unenforced) ctx.io.out(`  ${rel}:${u.line}  ${u.kind === "conflict" ? "conflict, not enforced" : `advice only (${u.kind ?? "unclassified"})`}: ${u.text}  [${u.why}]`);
     for (const p of f.problems) ctx.io.out(`  ${rel}:${p.line}  problem: ${p.text}  [${p.why}]`);
@@ -51,7 +51,7 @@ export async function run(ctx: CommandContext): Promise<number> {
 }
 
 function when(r: AgentsFile["reminders"][number]): string {
-  if (r.on === "commit") return "before git commit";
+  if (r.on === "commit") return r.before ? `before ${r.before.map((b) => b.replace(/^Bash\((.*?)(?: \*)?\)$/, "$1")).join(" / ")}` : "before git commit";
   if (r.on === "command") return `after running ${(r.after ?? []).join(", ")}`;
   return `after editing ${r.paths.join(", ")}`;
 }

@@ -146,12 +146,12 @@ const COMMIT_RULE = "Bash(git commit *)";
 
 /** "DO NOT submit a PR without running the full test suite": a reminder before the action, to do what "without" names. */
 const WITHOUT = /^(?:never|do\s+not|don['’]t)\s+(.+?)\s+without\s+(?:first\s+)?((?!asking|being|approval|permission)[a-z]+ing\b.*)$/i;
-function without(s: string): { trigger: string; action: string } | undefined {
+function without(s: string): { trigger: string; action: string; req: true } | undefined {
   const m = WITHOUT.exec(s.trim().replace(/[.!]+$/, ""));
   if (!m) return undefined;
   // "Do not add new dependencies without running `pnpm update-references`": after the change, unless it is a commit, push or PR
   const trigger = COMMIT.test(`before ${m[1]}`) ? `before ${m[1]}` : `after ${m[1]}`;
-  return { trigger, action: m[2]!.replace(/^(\w+?)(?:ing)\b/i, (_, v: string) => (/^(?:runn|gett|sett|putt)$/i.test(v) ? v.slice(0, -1) : /^(?:updat|writ|mak|us|includ|describ|regenerat)$/i.test(v) ? `${v}e` : v)) };
+  return { trigger, req: true, action: m[2]!.replace(/^(\w+?)(?:ing)\b/i, (_, v: string) => (/^(?:runn|gett|sett|putt)$/i.test(v) ? v.slice(0, -1) : /^(?:updat|writ|mak|us|includ|describ|regenerat)$/i.test(v) ? `${v}e` : v)) };
 }
 
 /** "Every PR modifying production code needs a changeset": a reminder before opening a pull request. */

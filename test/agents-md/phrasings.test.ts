@@ -12,7 +12,9 @@ const c = (md: string) => compileAgentsMd(md, "/repo/AGENTS.md", "/repo");
 /** What the compiled file does to a call: "deny", "ask", "remind" or "" (nothing). */
 function effect(out: Compiled, call: string): string {
   const k = parseCall(call);
-  const hit = out.rules.find((r) => matchesRule(r.rule, k, { cwd: "/repo", rulesRoot: "/repo", behavior: r.behavior }));
+  // (deny wins over ask, as in the permission decision)
+  const hits = out.rules.filter((r) => matchesRule(r.rule, k, { cwd: "/repo", rulesRoot: "/repo", behavior: r.behavior }));
+  const hit = hits.find((r) => r.behavior === "deny") ?? hits[0];
   if (hit) return hit.behavior;
   return out.reminders.some((r) => reminderFires(r, k.toolName, k.input, "/repo")) ? "remind" : "";
 }
@@ -120,6 +122,73 @@ describe("AGENTS.md phrasings (issue 17)", () => {
     const out = c("- Prefer `const` over `let`.\n- Never bare `rm`.\n- Do not use `.white()`.\n- **FORBIDDEN** `except Exception:` - unless in top-level handlers\n- Never run `rm -rf`.\n  Except `rm -rf build/` which is fine.\n");
     expect(out.rules).toEqual([]);
     expect(out.unenforced.find((u) => u.kind === "conflict")).toMatchObject({ line: 5, why: expect.stringContaining("rm -rf build/") });
+    expect(out.unenforced.every((u) => u.kind && u.kind !== "unclassified")).toBe(true);
+  });
+
+  // phrasings added from the 23 tuning files of 2026-12-03 (real lines, see docs/agents-md.md)
+  it("reminders before a push or a pull request, actions in words, 'do not X without Y', 'every PR needs a changeset'", () => {
+    const out = expectEffects(
+      "4. **Format your code before pushing.**\n- When submitting a PR, you **MUST** read the template and fill it out.\n- DO NOT submit a PR without running the full test suite.\n- **Required**: Every PR modifying production code needs a changeset\n",
+      { "Bash: git push origin my-branch": "remind", "Bash: gh pr create --fill": "remind", "Bash: git commit -m x": "", "Bash: git status": "" },
+    );
+    expect(out.reminders.map((r) => r.before)).toEqual([["Bash(git push *)"], ["Bash(gh pr create *)"], ["Bash(gh pr create *)"], ["Bash(gh pr create *)"]]);
+    // "check / ensure / run the relevant tests" names nothing to do: guidance, not a reminder
+    expect(c("Before proposing a PR, check for overlapping open PRs.").reminders).toEqual([]);
+    expect(c("- Run the relevant tests and checks locally before pushing.").reminders).toEqual([]);
+  });
+
+  it("reminders after an edit with the action in words, 'changes to P require Q', a bare 'Do Not' heading over plain items", () => {
+    expectEffects(
+      "All pages must be registered in `docs.json`. When adding a page, add its path (without `.mdx` extension) to the appropriate group.\n\n- Dependencies: updates to client-side deps in `pyproject.toml` require parallel changes in `client/pyproject.toml`\n\n## Do Not\n\n- Add new dependencies without running `pnpm update-references`\n",
+      { "Write: v3/concepts/new.mdx": "remind", "Edit: pyproject.toml": "remind", "Edit: packages/ai/package.json": "remind", "Edit: src/index.ts": "" },
+    );
+    // a trigger that does not lead: the path is the action's, not the trigger's
+    expect(c("- Update docs/examples when API behavior changes (at minimum `app-server/README.md`).").reminders).toEqual([]);
+  });
+
+  it("asks: 'without a manual approval', 'without explicit instructions from a human', 'Only amend if the user says so'; 'Never `git push`'", () => {
+    expectEffects(
+      "You cannot create a pull request, issue or leave a comment without a manual approval of your operator.\n\n**Never amend commits.** Always create a new commit. Only amend if the user explicitly says so.\n\n**Never `git push` without an explicit instruction to push.**\n\nDO NOT try to bypass it by creating draft PRs.\n",
+      {
+        "Bash: gh pr create --fill": "ask",
+        "Bash: gh issue create --title x": "ask",
+        "Bash: gh pr comment 1 --body hi": "ask",
+        "Bash: git commit --amend --no-edit": "ask",
+        "Bash: git push origin fix": "ask",
+        "Bash: gh pr create --draft --fill": "deny",
+        "Bash: git commit -m x": "",
+        "Bash: gh pr view 1": "",
+      },
+    );
+    // a comment in code is not a comment on GitHub; "an open PR" is no action
+    expect(c("- Comments explain why; do not add comments that merely restate code.\n- Never amend commits, even when iterating on an open PR.").rules.map((r) => r.rule)).toEqual(["Bash(git commit --amend *)"]);
+  });
+
+  it("flags and programs in words, fence comments, staging secrets, lists under one verb", () => {
+    expectEffects(
+      "Use **tox** for testing (not pytest directly):\n\n- Ensure pnpm is used (not npm/yarn)\n- **Never skip pre-commit hooks** (`--no-verify`) — fix the underlying issue instead\n- Never commit API keys, tokens, private keys, `.env` files, or customer data.\n\n```bash\ncargo build                    # build. never build with --release\n```\n\n```\nproject/\n├── src/                # sources\n└── uv.lock             # Lockfile (auto-generated, do not edit manually)\n```\n",
+      {
+        "Bash: pytest tests/test_basics.py": "deny",
+        "Bash: uv run tox -e py3.14-common": "",
+        "Bash: npm install": "deny",
+        "Bash: yarn add lodash": "deny",
+        "Bash: pnpm install": "",
+        "Bash: git commit --no-verify -m x": "deny",
+        "Bash: git add -f .env": "deny",
+        "Bash: git add src/index.ts": "",
+        "Bash: cargo build --release": "deny",
+        "Bash: cargo build": "",
+        "Edit: uv.lock": "deny",
+        "Edit: src/main.py": "",
+      },
+    );
+  });
+
+  it("precision: programs that are English words, third-person verbs, 'by default', narrowed lists, exceptions under a lead-in, files the file says to write", () => {
+    const out = c(
+      "- Do not make a provider's optional dependency mandatory.\n- A passing typecheck never proves `dist` is fresh.\n- Do not use `--log-cli-level` by default.\n- Never use unix-only commands like `rm -rf` or `cp -r` in package.json scripts.\n\n## Auto-generated content — do not edit\n\n- `v3/examples/` — generated from examples\n- `v3/api-ref/events/` is **hand-authored** and should be edited directly\n\n- Create reproduction scripts in `repros/` directory.\n- DO NOT delete files from `repros/` directory unless asked\n",
+    );
+    expect(out.rules.map((r) => `${r.behavior} ${r.rule}`)).toEqual(["deny Edit(v3/examples/**)", "ask Bash(rm *repros/*)"]);
     expect(out.unenforced.every((u) => u.kind && u.kind !== "unclassified")).toBe(true);
   });
 });
