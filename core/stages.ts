@@ -16,10 +16,12 @@
  *   build.permission     100  PERMISSION_STAGE_TOOL       permissions, tool-search (checkPermissions, read-only defaults)
  *   build.permission   10000  PERMISSION_STAGE_FALLBACK   permissions (last word: the mode's default answer)
  *   build.preToolUse    -100  TRANSCRIPT_STAGE_BEFORE_HOOKS transcript (the call's tool_use line, before hooks read the file; also sessionEvent)
+ *   build.preToolUse     -50  TAINT_STAGE                 taint (a tainted session's writes / network calls ask; a hook's allow cannot skip it)
  *   build.preToolUse       0  COMMAND_HOOKS_STAGE         command-hooks (also postToolUse, postToolBatch, permissionRequest, sessionEvent)
  *   build.sessionEvent   100  TRANSCRIPT_STAGE_AFTER_HOOKS  transcript (a UserPromptSubmit prompt is written after its hooks, as Claude Code does)
  *   build.shape         -100  SHAPE_STAGE_HOOK_CONTEXT    command-hooks (async hook output delivered into the result)
  *   build.shape            0  SHAPE_STAGE_ANNOTATE        shaping (trust header, injection advisory)
+ *   build.shape          500  SHAPE_STAGE_TAINT           taint (untrusted content entered the session: mark it)
  *   build.shape         1000  SHAPE_STAGE_TRUNCATE        shaping (output budget; nothing grows after it)
  */
 
@@ -45,6 +47,11 @@ export const PERMISSION_STAGE_RULES = 0;
 export const PERMISSION_STAGE_TOOL = 100;
 /** build.permission: the last word (the mode's default answer when nothing else decided). */
 export const PERMISSION_STAGE_FALLBACK = 10_000;
+/**
+ * build.preToolUse: the taint policy — once untrusted content entered the session, a write or network call
+ * that the rules allowed is asked again (a verdict, so it only ever raises: a denied call never gets here).
+ */
+export const TAINT_STAGE = -50;
 /** build.preToolUse / postToolUse / postToolUseFailure / postToolBatch / permissionRequest / sessionEvent: command hooks. */
 export const COMMAND_HOOKS_STAGE = 0;
 /** build.preToolUse, build.sessionEvent: the Claude Code–format transcript line a hook may read, written before the hooks run. */
@@ -55,5 +62,7 @@ export const TRANSCRIPT_STAGE_AFTER_HOOKS = 100;
 export const SHAPE_STAGE_HOOK_CONTEXT = -100;
 /** build.shape: tool-specific headers (trusted/untrusted file header, injection advisory). */
 export const SHAPE_STAGE_ANNOTATE = 0;
+/** build.shape: the taint plugin reads what shaping found (untrusted files, injection advisories) and marks the session. */
+export const SHAPE_STAGE_TAINT = 500;
 /** build.shape: output budget; nothing grows after it. */
 export const SHAPE_STAGE_TRUNCATE = 1000;

@@ -23,6 +23,7 @@ export const BUNDLED_MANIFESTS: readonly string[] = [
   "scaffold.json", //       `toolhost init`: a new plugin package
   "sessions.json", //      sessions kept in a store (SQLite on disk by default for the CLI), `toolhost sessions`
   "shaping.json", //        output budgets, trust headers, injection advisory
+  "taint.json", //          taint: a session that read untrusted content asks before writes and network calls (config `taint`, off by default)
   "telemetry.json", //      OpenTelemetry spans of every call, per-instance metrics (off by default)
   "tool-search.json", //    ToolSearch and deferral
   "transcript.json", //     the call transcript

@@ -51,7 +51,7 @@ export class Call implements CallState {
   inputChanged = false;
   /** Who last rewrote the input (a PreToolUse hook, an approval's updatedInput): named when the rewrite fails the schema. */
   rewrittenBy?: string = undefined;
-  verdict?: { decision: HookDecision; reason: string; source: string } = undefined;
+  verdict?: { decision: HookDecision; reason: string; source: string; rule?: string; file?: string } = undefined;
   result?: ToolResult = undefined;
   error?: string = undefined;
   /** A hook asked the agent to stop (the first one wins); becomes ExecuteOutcome.stop. */

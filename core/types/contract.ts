@@ -61,15 +61,18 @@ export interface PreToolUseContext extends Traced {
   readonly call: CallState;
   /** The input as it stands after earlier handlers. */
   readonly input: any;
-  /** Record a decision; decisions combine as deny > defer > ask > allow. */
-  decide(decision: HookDecision, reason: string, source: string): void;
+  /**
+   * Record a decision; decisions combine as deny > defer > ask > allow. `cite` names the rule and file the
+   * decision cites (default: rule "PreToolUse hook", no file), as a permission rule's decision does.
+   */
+  decide(decision: HookDecision, reason: string, source: string, cite?: { rule?: string; file?: string }): void;
   /** Replace the input seen by later handlers and by the tool (re-validated and deny-checked). */
   updateInput(input: Record<string, unknown>, source: string): void;
   /** Return this result instead of calling the tool. */
   substitute(result: ToolResult | string, source: string): void;
   /** Add text after the tool's result. */
   addContext(text: string, source: string): void;
-  readonly decisions: ReadonlyArray<{ decision: HookDecision; reason: string; source: string }>;
+  readonly decisions: ReadonlyArray<{ decision: HookDecision; reason: string; source: string; rule?: string; file?: string }>;
   /** `continue: false`: the tool still runs, then the agent stops (ExecuteOutcome.stop). The first stop wins. */
   stop(reason: string, source: string): void;
 }

@@ -25,6 +25,16 @@ const HEADER_FILES = 5;
 /** Blocks this plugin added (header, advisory): never truncated, never counted in the budget. */
 const annotations = new WeakSet<ToolContent>();
 
+/**
+ * What annotating found in a call's result, for other plugins (service "shaping.trust": `of(call)`): the
+ * untrusted files it read and the injection advisory. Only calls where something was found have an entry.
+ */
+export interface TrustFinding {
+  untrusted: { path: string; why: string }[];
+  advisory?: string[];
+}
+const findings = new WeakMap<CallState, TrustFinding>();
+
 export function spillRoot(): string {
   return path.join(os.tmpdir(), "toolhost");
 }
@@ -47,6 +57,7 @@ export default definePlugin({
   name: PLUGIN_NAME,
   apply(ctx) {
     ctx.contributeConfig("output", { type: "object" });
+    ctx.provide("shaping.trust", { of: (call: CallState): TrustFinding | undefined => findings.get(call) });
     // A spill that cannot be written is reported once (problem + logger) until one succeeds again.
     let failing = false;
     const spillFailed = (why: string) => {
@@ -68,6 +79,7 @@ export default definePlugin({
         const tool = call.tool;
         if (!tool) return result;
         let content = result.content;
+        let untrusted: TrustFinding["untrusted"] | undefined;
         // file content however it was read (Read, Bash readers, Grep's content page, MCP file reads)
         const src = sourcesOf(result, call);
         let header: string | undefined;
@@ -82,6 +94,7 @@ export default definePlugin({
           annotations.add(block);
           content = [block, ...content];
           header = bad.length ? `untrusted: ${bad.map((t) => t.why).join("; ")}` : "trusted";
+          if (bad.length) untrusted = bad.map((t) => ({ path: t.path, why: t.why }));
         }
         let advisory: string[] | undefined;
         if ((SCANNED_TOOLS.has(tool.name) || tool.origin === "mcp" || src) && !result.isError) {
@@ -99,6 +112,7 @@ export default definePlugin({
           }
         }
         if (content === result.content) return result;
+        if (untrusted || advisory) findings.set(call, { untrusted: untrusted ?? [], ...(advisory && { advisory }) });
         call[TRACE].push({ stage: "shape.annotate", plugin: PLUGIN_NAME, ms: 0, outcome: advisory ? "injection-advisory" : "header", detail: { header, advisory } });
         return { ...result, content };
       });

@@ -10,7 +10,7 @@ import type { Call } from "../call.ts";
 import { denialText, failClosed, refuse } from "../outcome.ts";
 import { recheck } from "./decide.ts";
 
-type Verdict = { decision: HookDecision; reason: string; source: string };
+type Verdict = { decision: HookDecision; reason: string; source: string; rule?: string; file?: string };
 const RANK: Record<HookDecision, number> = { allow: 1, ask: 2, defer: 3, deny: 4 };
 
 export function preToolUse(call: Call): MaybePromise<ExecuteOutcome | undefined> {
@@ -34,7 +34,7 @@ function failed(call: Call, e: unknown): ExecuteOutcome {
 function decide(call: Call, decisions: Verdict[]): MaybePromise<ExecuteOutcome | undefined> {
   const top = decisions.reduce<Verdict | undefined>((a, b) => (!a || RANK[b.decision] > RANK[a.decision] ? b : a), undefined);
   if (top?.decision === "deny") {
-    const d: Decision = { behavior: "deny", reason: top.reason || "blocked by a PreToolUse hook", rule: "PreToolUse hook", plugin: top.source };
+    const d: Decision = { behavior: "deny", reason: top.reason || "blocked by a PreToolUse hook", rule: top.rule ?? "PreToolUse hook", plugin: top.source, ...(top.file && { file: top.file }) };
     return refuse(call, "blocked", `PreToolUse hook (${top.source}) blocked ${call.tool!.name}: ${d.reason}`, d);
   }
   const settle = (again: ExecuteOutcome | undefined) => {
@@ -50,7 +50,7 @@ function decide(call: Call, decisions: Verdict[]): MaybePromise<ExecuteOutcome |
 
 function applyVerdict(d: Decision, top: Verdict | undefined): Decision {
   if (top && (top.decision === "ask" || top.decision === "defer")) {
-    return { behavior: "ask", reason: top.reason || "a PreToolUse hook asks for approval", rule: "PreToolUse hook", plugin: top.source, explicit: true };
+    return { behavior: "ask", reason: top.reason || "a PreToolUse hook asks for approval", rule: top.rule ?? "PreToolUse hook", plugin: top.source, ...(top.file && { file: top.file }), explicit: true };
   }
   if (top?.decision === "allow" && d.behavior === "ask" && !d.explicit) return { behavior: "allow", reason: top.reason || "allowed by a PreToolUse hook", rule: "PreToolUse hook", plugin: top.source };
   return d;
@@ -63,7 +63,7 @@ function contextFor(call: Call, decisions: Verdict[]): PreToolUseContext {
     get input() {
       return call.input;
     },
-    decide: (decision, reason, source) => void decisions.push({ decision, reason, source }),
+    decide: (decision, reason, source, cite) => void decisions.push({ decision, reason, source, ...(cite?.rule && { rule: cite.rule }), ...(cite?.file && { file: cite.file }) }),
     updateInput: (input, source) => {
       call.input = input;
       call.inputChanged = true;
