@@ -84,9 +84,11 @@ function analyzeBashUncached(command: string, cwd: string): BashFacts {
   let dir = cwd;
   // Literal variables set earlier in the command line (`c=rm; $c -rf /`): deny rules see their values.
   const vars = new Map<string, string>();
+  // Aliases defined earlier in the command line (`alias x=rm; x -rf build`): deny rules see what they expand to.
+  const aliases = new Map<string, string>();
   for (const sc of a.commands) {
-    if (!sc.words.length || sc.decl) for (const as of sc.assigns) vars.set(as.name, literalValue(as.raw.slice(as.raw.indexOf("=") + 1)));
-    const made = segmentsOf(sc, dir, cwd, 0, vars);
+    define(sc, { dir, vars }, vars, aliases);
+    const made = segmentsOf(sc, dir, cwd, 0, vars, false, aliases);
     segments.push(...made);
     const head = made[0];
     if (head && !head.inner && (head.words[0] === "cd" || head.words[0] === "pushd")) {
@@ -144,8 +146,28 @@ function crudeInner(command: string, dir: string): Segment[] {
   });
 }
 
+/** Record the literal variables (`c=rm`, `export c=rm`) and aliases (`alias x='rm -rf'`) a command defines for the commands after it. */
+function define(sc: SimpleCommand, env: ExpandEnv, vars: Map<string, string>, aliases: Map<string, string>): void {
+  if (!sc.words.length || sc.decl) for (const as of sc.assigns) vars.set(as.name, literalValue(as.raw.slice(as.raw.indexOf("=") + 1)));
+  const head = sc.words[0];
+  if (!head || head.dynamic || head.value !== "alias") return;
+  for (const w of sc.words.slice(1)) {
+    const v = staticValue(w, env);
+    const m = v === undefined ? null : /^([^=\s/$`'"]+)=([\s\S]*)$/.exec(v);
+    if (m) aliases.set(m[1]!, m[2]!);
+  }
+}
+
+/** A command whose first word is an alias defined earlier: the text it becomes, run like a shell string (deny/ask see it). */
+function aliasExpansion(words: readonly ShellWord[], aliases: ReadonlyMap<string, string> | undefined, run: CodeRun): void {
+  const head = words[0];
+  if (!aliases?.size || !head || head.dynamic || head.quoted || head.raw !== head.value || !aliases.has(head.value)) return;
+  run.unallowable ??= `${head.value} is an alias defined earlier in the command line`;
+  run.shells.push([aliases.get(head.value)!, ...words.slice(1).map((w) => w.raw)].join(" "));
+}
+
 /** One simple command → its segment, plus inner segments for commands it runs. */
-function segmentsOf(sc: SimpleCommand, dir: string, cwd: string, depth: number, vars?: ReadonlyMap<string, string>, fromPipe = false): Segment[] {
+function segmentsOf(sc: SimpleCommand, dir: string, cwd: string, depth: number, vars?: ReadonlyMap<string, string>, fromPipe = false, aliases?: ReadonlyMap<string, string>): Segment[] {
   const env: ExpandEnv = { dir, vars };
   const { redirectWrites, reads } = redirectsOf(sc, dir, env);
   const fullWords = sc.words;
@@ -155,6 +177,7 @@ function segmentsOf(sc: SimpleCommand, dir: string, cwd: string, depth: number, 
     return [assignmentSegment(sc, dir, redirectWrites, reads)];
   }
   const run: CodeRun = { inner: [], shells: [] };
+  aliasExpansion(fullWords, aliases, run);
   // Variables whose value is a command the program will run (`GIT_SSH_COMMAND='rm -rf /' git fetch`).
   for (const a of sc.assigns) if (COMMAND_VARS.has(a.name)) run.shells.push(literalValue(a.raw.slice(a.raw.indexOf("=") + 1)) || a.raw.slice(a.raw.indexOf("=") + 1));
   const start = stripWrappers(fullWords, run);
@@ -329,9 +352,10 @@ function innerSegments(inner: ShellWord[][], shells: string[], dir: string, cwd:
       continue;
     }
     const vars = new Map<string, string>();
+    const aliases = new Map<string, string>();
     for (const c of sub.commands) {
-      if (!c.words.length || c.decl) for (const as of c.assigns) vars.set(as.name, literalValue(as.raw.slice(as.raw.indexOf("=") + 1)));
-      for (const s of segmentsOf(c, dir, cwd, depth + 1, vars)) out.push({ ...s, inner: true });
+      define(c, { dir, vars }, vars, aliases);
+      for (const s of segmentsOf(c, dir, cwd, depth + 1, vars, false, aliases)) out.push({ ...s, inner: true });
     }
   }
   return out;

@@ -23,6 +23,16 @@ export function literalOutput(src: string): string | undefined {
   return printed(a.commands[0]!.words)?.replace(/\n+$/, "");
 }
 
+/** `$(pwd)`, `$(pwd -P)`, `$(realpath .)`, `$(readlink -f .)`: the directory the command runs in. */
+const DIR_PRINTERS = /^\s*(?:pwd(?:\s+-[LP])?|(?:realpath|readlink\s+-[fem])(?:\s+(?:\.|\.\/|"\."|'\.'))?)\s*$/;
+function dirOutput(src: string, env: ExpandEnv): string | undefined {
+  return src.length < 40 && DIR_PRINTERS.test(src) ? env.dir : undefined;
+}
+/** A substitution whose output is known without running anything that matters (`$(pwd)`): its value approves like a literal. */
+function harmless(p: { t: string; src?: string }, env: ExpandEnv): boolean {
+  return p.t === "subst" && dirOutput(p.src!, env) !== undefined;
+}
+
 function paramValue(name: string, env: ExpandEnv): string | undefined {
   const v = env.vars?.get(name);
   if (v !== undefined) return v;
@@ -40,7 +50,7 @@ export function staticValue(w: ShellWord, env: ExpandEnv, guess = false): string
     let v: string | undefined;
     if (p.t === "lit") v = p.v;
     else if (p.t === "param") v = paramValue(p.name, env);
-    else if (p.t === "subst" && !p.proc) v = literalOutput(p.src);
+    else if (p.t === "subst" && !p.proc) v = dirOutput(p.src, env) ?? literalOutput(p.src);
     if (v === undefined) {
       if (!guess) return undefined;
       v = "";
@@ -99,7 +109,7 @@ export function expandArg(w: ShellWord, env: ExpandEnv): ShellWord[] {
   if (v === undefined) return [w];
   // A value that comes from running a command (`$(echo x)`) is checked by deny rules but never
   // approves: the word stays dynamic beside its expansion.
-  const ran = !!w.parts?.some((p) => p.t === "subst");
+  const ran = !!w.parts?.some((p) => p.t === "subst" && !harmless(p, env));
   if (w.tilde && (v === "~+" || v.startsWith("~+/"))) v = env.dir + v.slice(2);
   const base: ShellWord = { value: v, raw: w.raw, dynamic: false, quoted: w.quoted };
   const keep = ran ? [w] : [];

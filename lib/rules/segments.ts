@@ -6,8 +6,9 @@
 import type { ShellWord } from "./words.ts";
 import { gitSplit } from "./grammars/programs.ts";
 import { EXEC_THROUGH, EXEC_THROUGH2, SHELLS } from "./commands.ts";
-import { literalOutput, type ExpandEnv } from "./expand.ts";
+import { literalOutput, staticValue, type ExpandEnv } from "./expand.ts";
 import { sedArgs, sedScript } from "./grammars/sed.ts";
+import { grammar, parseArgs } from "./grammars/options.ts";
 
 /** What a command runs besides itself, collected while reading its words. */
 export interface CodeRun {
@@ -41,7 +42,7 @@ function shellRunner(name: string, words: ShellWord[], run: CodeRun, ctx: RunCon
   const c = words.findIndex((w, k) => k > 0 && /^-[a-z]*c[a-z]*$/.test(w.value));
   if (c > 0) {
     flag(run, `it runs another shell (${name} -c)`);
-    if (words[c + 1]) run.shells.push(words[c + 1]!.value);
+    if (words[c + 1]) pushStrings(run, [words[c + 1]!], ctx);
   } else if (!words.slice(1).some((w) => !w.value.startsWith("-")) || words.some((w) => /^-[a-z]*s[a-z]*$/.test(w.value))) {
     flag(run, `${name} runs commands read from its input`);
     // `echo 'rm -rf x' | sh`, `bash <<< '…'`, a here-doc: the literal input is the script.
@@ -100,10 +101,32 @@ function gitRuns(words: ShellWord[], run: CodeRun): void {
   }
 }
 
-function evalString(_name: string, words: ShellWord[], run: CodeRun): boolean {
+function evalString(_name: string, words: ShellWord[], run: CodeRun, ctx: RunContext): boolean {
   flag(run, "eval runs a string as a command");
-  run.shells.push(words.slice(1).map((w) => w.value).join(" "));
+  // The shell expands eval's words first: `cmd="rm -rf x"; eval "$cmd"`, `eval "$a $b"`, `eval $(echo rm) -rf x`.
+  pushStrings(run, words.slice(1), ctx);
   return true;
+}
+
+/**
+ * A string the shell runs, from words the outer shell expands first: their known value (variables set
+ * literally earlier, `$(echo …)`), else the text as written and the best guess with unknown variables empty.
+ */
+function pushStrings(run: CodeRun, words: readonly ShellWord[], ctx: RunContext): void {
+  const asWritten = words.map((w) => w.value).join(" ");
+  if (!ctx.env || !words.some((w) => w.dynamic)) {
+    run.shells.push(asWritten);
+    return;
+  }
+  const env = ctx.env;
+  const known = words.map((w) => staticValue(w, env));
+  if (known.every((v) => v !== undefined)) {
+    run.shells.push(known.join(" "));
+    return;
+  }
+  run.shells.push(asWritten);
+  const guess = words.map((w) => staticValue(w, env, true) ?? "").join(" ");
+  if (guess.trim() && guess !== asWritten) run.shells.push(guess);
 }
 
 function source(name: string, words: ShellWord[], run: CodeRun, ctx: RunContext): boolean {
@@ -197,12 +220,47 @@ function parallel(_name: string, words: ShellWord[], run: CodeRun): boolean {
   return true;
 }
 
-/** `su -c`, `script -c`, `runuser -c`. */
-function dashC(name: string, words: ShellWord[], run: CodeRun): boolean {
-  if (!words.some((w) => w.value === "-c")) return false;
-  flag(run, `${name} -c runs a shell`);
-  const k = words.findIndex((w) => w.value === "-c");
-  if (words[k + 1]) run.shells.push(words[k + 1]!.value);
+/**
+ * Options of programs that run a shell string: `su -c CMD`, `runuser -u U -c CMD`, `script -qc CMD FILE`, in every
+ * spelling getopt accepts (`-qc CMD`, `-cCMD`, `--command CMD`, `--command=CMD`, `--comm=CMD`). Plain options first.
+ */
+const DASH_C: Record<string, { spec: string; keys: string[] }> = {
+  su: { spec: "flmpPhV c: C: g: G: s: w: --command=>c --session-command=>C --login>l --preserve-environment>m --pty>P --fast>f --shell=>s --group=>g --supp-group=>G --whitelist-environment=>w --help --version", keys: ["c", "C"] },
+  runuser: { spec: "flmpPhV c: C: g: G: s: u: w: --command=>c --session-command=>C --login>l --preserve-environment>m --pty>P --fast>f --shell=>s --group=>g --supp-group=>G --user=>u --whitelist-environment=>w --help --version", keys: ["c", "C"] },
+  script: { spec: "aefqhV c: E: I: O: B: T: m: t:: --command=>c --append>a --return>e --flush>f --force --quiet>q --echo=>E --log-in=>I --log-out=>O --log-io=>B --log-timing=>T --logging-format=>m --timing=?>t --output-limit= --help --version", keys: ["c"] },
+};
+
+/** `su -c`, `runuser -c`, `script -c` (and BSD `script [-q] FILE CMD…`): the string or words they run. */
+function dashC(name: string, words: ShellWord[], run: CodeRun, ctx: RunContext): boolean {
+  const spec = DASH_C[name]!;
+  const p = parseArgs(grammar(spec.spec), words.slice(1).map((w) => w.value));
+  const cmds = p.opts.filter((o) => spec.keys.includes(o.k) && o.v !== undefined);
+  for (const o of cmds) {
+    flag(run, `${name} ${o.raw.split(" ")[0]} runs a shell command`);
+    const w = o.vi !== undefined ? words[o.vi + 1] : undefined;
+    // an attached value (`-cCMD`, `--command=CMD`) is the word's tail; a separate word is expanded like any other
+    if (w && w.value === o.v) pushStrings(run, [w], ctx);
+    else run.shells.push(o.v!);
+  }
+  // BSD/macOS `script -q /dev/null rm -rf x` runs the words after the log file; `runuser -u U [--] CMD…` runs CMD.
+  const from = name === "script" ? 1 : name === "runuser" && p.opts.some((o) => o.k === "u") ? 0 : -1;
+  if (!cmds.length && from >= 0 && p.operands.length > from) {
+    flag(run, `${name} runs the command ${from ? "after its log file" : "it is given"}`);
+    run.inner.push(words.slice(p.operandIdx[from]! + 1));
+    return true;
+  }
+  return cmds.length > 0;
+}
+
+/** `busybox APPLET ARGS…` is `APPLET ARGS…` (`busybox rm -rf x`, `busybox sh -c …`); a shell applet reads its input too. */
+function busybox(_name: string, words: ShellWord[], run: CodeRun, ctx: RunContext): boolean {
+  const k = words.findIndex((w, i) => i > 0 && !w.value.startsWith("-"));
+  if (k < 0) return true;
+  const applet = words.slice(k);
+  const name = applet[0]!.dynamic ? "" : applet[0]!.value.replace(/^.*\//, "");
+  flag(run, `busybox runs its ${name || "computed"} applet`);
+  if (SHELLS.has(name) || name === "hush") shellRunner(name, applet, run, ctx);
+  else run.inner.push(applet);
   return true;
 }
 
@@ -275,13 +333,14 @@ const PROGRAMS: Record<string, ProgramHandler> = {
   su: dashC,
   script: dashC,
   runuser: dashC,
+  busybox,
   ssh,
   sed,
 };
 
 /** Record in `run` what the command `words` (program `name`, "" when computed) runs besides itself. */
 export function runsCode(name: string, words: ShellWord[], run: CodeRun, ctx: RunContext = {}): void {
-  if (SHELLS.has(name)) {
+  if (SHELLS.has(name) && name !== "busybox") {
     shellRunner(name, words, run, ctx);
     return;
   }
