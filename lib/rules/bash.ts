@@ -148,7 +148,8 @@ function crudeInner(command: string, dir: string): Segment[] {
 
 /** Record the literal variables (`c=rm`, `export c=rm`) and aliases (`alias x='rm -rf'`) a command defines for the commands after it. */
 function define(sc: SimpleCommand, env: ExpandEnv, vars: Map<string, string>, aliases: Map<string, string>): void {
-  if (!sc.words.length || sc.decl) for (const as of sc.assigns) vars.set(as.name, literalValue(as.raw.slice(as.raw.indexOf("=") + 1)));
+  // `export cmd` (no `=`) keeps the value set before.
+  if (!sc.words.length || sc.decl) for (const as of sc.assigns) if (as.raw.includes("=")) vars.set(as.name, literalValue(as.raw.slice(as.raw.indexOf("=") + 1)));
   const head = sc.words[0];
   if (!head || head.dynamic || head.value !== "alias") return;
   for (const w of sc.words.slice(1)) {
