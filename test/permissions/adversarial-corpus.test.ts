@@ -9,9 +9,12 @@
  * known-gaps.json lists the cases toolhost does not decide as intended yet, each with a one-line reason. The list can
  * only shrink: a listed case that now passes fails here until it is removed from the list.
  */
+import fs from "node:fs";
+import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PERMISSION_MODES } from "../../core/index.ts";
-import { ccRecordings, knownGaps, loadCases, runCorpus, type CaseResult } from "./cases/runner.ts";
+import { ccRecordings, corpusDir, knownGaps, loadCases, runCorpus, type CaseResult } from "./cases/runner.ts";
+import { corpusReport } from "./cases/report.ts";
 
 const cases = loadCases();
 const gaps = knownGaps();
@@ -49,6 +52,25 @@ describe("the corpus itself", () => {
   it("known-gaps names only cases of the corpus", () => {
     const ids = new Set(cases.map((c) => c.id));
     expect(Object.keys(gaps).filter((id) => !ids.has(id))).toEqual([]);
+  });
+});
+
+/** The markdown table of README.md that starts with `header` (its lines up to the first that is not a table row). */
+function readmeTable(readme: string[], header: string): string[] {
+  const i = readme.indexOf(header);
+  if (i < 0) return [];
+  const out: string[] = [];
+  for (let k = i; k < readme.length && readme[k]!.startsWith("|"); k++) out.push(readme[k]!);
+  return out;
+}
+
+describe("the README's corpus tables", () => {
+  const regen = "run `node bench/run.mjs permissions-corpus --markdown` and paste its two tables into README.md (\"Against Claude Code: the adversarial corpus\")";
+  it("are today's (per category, and every case stricter than Claude Code where it allows)", () => {
+    const readme = fs.readFileSync(path.join(corpusDir, "../../../README.md"), "utf8").split("\n");
+    const r = corpusReport(cases, results, cc.cases, true);
+    expect(readmeTable(readme, r.summary[0]!).join("\n"), `the README's per-category table is stale: ${regen}`).toBe(r.summary.join("\n"));
+    expect(readmeTable(readme, r.stricter[0]!).join("\n"), `the README's table of cases stricter than Claude Code is stale: ${regen}`).toBe(r.stricter.join("\n"));
   });
 });
 
