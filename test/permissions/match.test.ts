@@ -137,4 +137,16 @@ describe("matchesHookIf (Claude Code's hook `if`)", () => {
     expect(matchesHookIf("Edit(*.ts)", { toolName: "Read", input: { file_path: "src/a.ts" } }, { cwd })).toBe(false);
     expect(matchesHookIf("mcp__db", { toolName: "mcp__db__query", input: {} }, { cwd })).toBe(true);
   });
+  it("a bare tool name names that tool only, while a bare Read deny rule covers the read family", () => {
+    const grep = { toolName: "Grep", input: { pattern: "x" } };
+    const write = { toolName: "Write", input: { file_path: "a.txt", content: "" } };
+    expect(matchesHookIf("Read", grep, { cwd })).toBe(false);
+    expect(matchesHookIf("Edit", write, { cwd })).toBe(false);
+    expect(matchesHookIf("Read", { toolName: "Read", input: { file_path: "a" } }, { cwd })).toBe(true);
+    expect(matchesRule("Read", grep, { cwd })).toBe(true);
+    expect(matchesRule("Read", { toolName: "Glob", input: { pattern: "*" } }, { cwd })).toBe(true);
+    expect(matchesRule("Edit", write, { cwd })).toBe(true);
+    expect(matchesRule("Read", grep, { cwd, behavior: "allow" })).toBe(false);
+    expect(matchesRule("Edit", { toolName: "Read", input: { file_path: "a" } }, { cwd })).toBe(false);
+  });
 });
