@@ -66,11 +66,18 @@ function traceConflict(call: CallState, event: string, key: string, earlier: Han
   call[TRACE].push({ stage: `hook.${event}.conflict`, plugin: later.plugin, ms: 0, outcome: "later-wins", detail: { key, earlier: where(earlier), later: where(later) } });
 }
 
-/** PreToolUse: every decision, context and substitute (not under a deny); rewrites composed key-wise. */
+/**
+ * PreToolUse: every decision, context and substitute (not under a deny); rewrites composed key-wise. Under a deny
+ * the call's result is the refusal, which carries no notes: every hook's additionalContext then follows the first
+ * deny's reason, so the model still reads it (Claude Code 2.1.328 keeps it beside the deny, recorded:
+ * hook-out-pre-deny-context).
+ */
 export function applyPreToolUse(p: PreToolUseContext, effects: Effect[], details: WeakMap<Effect, Record<string, unknown>>, pluginName: string): void {
+  const deny = effects.find((e) => e.decision === "deny");
+  const contexts = effects.flatMap((e) => (e.additionalContext ? [e.additionalContext] : []));
   for (const e of effects) {
-    if (e.decision) p.decide(e.decision, e.reason ?? "", source(e.handler));
-    if (e.additionalContext) p.addContext(e.additionalContext, source(e.handler));
+    if (e.decision) p.decide(e.decision, e === deny && contexts.length ? `${e.reason || "blocked by a PreToolUse hook"}\n${contexts.join("\n")}` : e.reason ?? "", source(e.handler));
+    if (e.additionalContext && !deny) p.addContext(e.additionalContext, source(e.handler));
     if (e.substitute && e.decision !== "deny") p.substitute(e.substitute, source(e.handler));
     if (e.stop) p.stop(e.stop, source(e.handler));
   }

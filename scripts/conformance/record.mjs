@@ -32,8 +32,10 @@ async function recordCase(bin, c) {
   const steps = c.steps.map((s, i) => ({ id: stepId(i), name: s.name, input: substitute(s.input, L) }));
   const hidden = new Set(c.steps.flatMap((s, i) => (s.oracleOnly ? [stepId(i)] : [])));
   const server = await fakeApi(steps);
-  const env = oracleEnv(server.address().port, { HOME: L.home, TMPDIR: path.join(root, "tmp"), ...(c.env ?? {}) });
-  const args = ["-p", "go", "--output-format", "stream-json", "--verbose", "--mcp-config", path.join(root, "mcp.json"), "--permission-prompt-tool", "mcp__rec__prompt", "--permission-mode", c.mode ?? "default", "--max-turns", String(steps.length + 3)];
+  const env = oracleEnv(server.address().port, { HOME: L.home, TMPDIR: path.join(root, "tmp"), ...substitute(c.env ?? {}, L) });
+  // noPromptTool: nobody can be asked (-p without --permission-prompt-tool), as a headless client without onAsk.
+  const prompt = c.noPromptTool ? [] : ["--permission-prompt-tool", "mcp__rec__prompt"];
+  const args = ["-p", "go", "--output-format", "stream-json", "--verbose", "--mcp-config", path.join(root, "mcp.json"), ...prompt, "--permission-mode", c.mode ?? "default", "--max-turns", String(c.maxTurns ?? steps.length + 3)];
   for (const p of L.plugins) args.push("--plugin-dir", p);
   if (L.cliSettings) args.push("--settings", L.cliSettings);
   const before = snapshot(L.project);

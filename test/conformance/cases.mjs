@@ -5,6 +5,8 @@
  * A case: {id, about, files?, homeFiles?, settings?: {project|local|user: {...}}, hooks?: [{event, matcher?, label,
  * respond?: {stdout?, stderr?, exit?}, where?: "project"|"local"|"user"}], mcp?: {name: serverConfig},
  * plugins?: [fixture dir names under test/fixtures/cc-plugins], mode?, env?, steps: [{name, input}], tools?: true | [names]} (tools: record the tools array, or only the named tools).
+ * A hook may give its own `command` ({{cwd}} etc. filled in; it should end by running the recording hook). `noPromptTool`:
+ * record without --permission-prompt-tool (nobody to ask); `maxTurns`: the recording's --max-turns.
  * Every step is one model turn with one tool_use (ids toolu_01, toolu_02 …); a step with `oracleOnly: true` runs in the
  * recording only and is neither recorded nor replayed (e.g. a wait Claude Code needs).
  */
@@ -287,3 +289,21 @@ CASES.push({
   hooks: [{ event: "PreToolUse", matcher: "Bash", label: "project-pre" }],
   steps: [bash("echo hi"), bash("rm -f nothing.txt")],
 });
+
+/** A PreToolUse hook's "ask" where nobody can be asked: dontAsk, bypassPermissions, and -p with no permission prompt tool. */
+const HOOK_ASK = respond({ hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "the test hook asks" } });
+for (const [id, extra, what] of [
+  ["dontask", { mode: "dontAsk" }, "in dontAsk mode"],
+  ["bypass", { mode: "bypassPermissions" }, "in bypassPermissions mode"],
+  ["noprompt", { noPromptTool: true }, "in -p with no permission prompt tool (no one to ask)"],
+]) {
+  CASES.push({
+    id: `hook-out-pre-ask-${id}`,
+    about: `PreToolUse hook answers ask ${what}`,
+    files: { "a.txt": A },
+    settings: { project: { permissions: { allow: ["Bash(echo:*)"] } } },
+    hooks: [{ event: "PreToolUse", matcher: "Bash", label: "answer", respond: HOOK_ASK }, { event: "PostToolUse", matcher: "*", label: "post" }],
+    steps: [bash("echo original"), { name: "Read", input: { file_path: "{{cwd}}/a.txt" } }],
+    ...extra,
+  });
+}

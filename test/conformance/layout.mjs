@@ -48,7 +48,8 @@ export function settingsFor(c, L) {
     const layer = h.where ?? "project";
     const s = (out[layer] ??= {});
     const ev = ((s.hooks ??= {})[h.event] ??= []);
-    const cmd = { type: "command", command: recorderCommand(L, h), ...(h.timeout ? { timeout: h.timeout } : {}) };
+    // `command`: a case's own hook command (it should end by running the recording hook under its label).
+    const cmd = { type: "command", command: h.command ? substitute(h.command, L) : recorderCommand(L, h), ...(h.timeout ? { timeout: h.timeout } : {}) };
     ev.push(h.matcher === undefined ? { hooks: [cmd] } : { matcher: h.matcher, hooks: [cmd] });
   }
   return out;

@@ -70,10 +70,16 @@ export async function replayCase(c: ConformanceCase): Promise<Observation> {
     mode: c.mode ?? "default",
     trustWorkspace: true,
     ...(L.cliSettings ? { settings: L.cliSettings } : {}),
-    onAsk: () => {
-      asked.add(current);
-      return { behavior: "deny", message: "recorded as ask" };
-    },
+    // The recorder's permission prompt tool answers every ask "deny"; a case recorded without one (noPromptTool) has
+    // nobody to ask, as a headless embedder without onAsk.
+    ...(c.noPromptTool
+      ? {}
+      : {
+          onAsk: () => {
+            asked.add(current);
+            return { behavior: "deny" as const, message: "recorded as ask" };
+          },
+        }),
   });
   try {
     const before = snapshot(L.project);

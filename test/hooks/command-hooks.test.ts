@@ -245,6 +245,39 @@ describe("PreToolUse command hooks", () => {
     expect(o.result.content[0]!.text).toBe('{"text":"x"}');
   });
 
+  it("a deny keeps every hook's additionalContext: it follows the deny's reason (Claude Code keeps it beside the deny)", async () => {
+    const dir = tmpDir();
+    const calls: unknown[] = [];
+    const deny = jsonHook(dir, "deny.sh", { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "deny", permissionDecisionReason: "no writes today", additionalContext: "the freeze ends Monday" } });
+    const ctx = jsonHook(dir, "ctx.sh", { hookSpecificOutput: { hookEventName: "PreToolUse", additionalContext: "remember the style guide" } });
+    const host = await start(dir, { tools: [echoTool(calls)], config: { hooks: hooksConfig("PreToolUse", [{ command: ctx }, { command: deny }]) } });
+    const o = await host.execute("Echo", { text: "x" }, { yes: true });
+    expect(o.status).toBe("blocked");
+    expect(calls).toHaveLength(0);
+    expect(text(o)).toBe(`PreToolUse hook (config: ${deny}) blocked Echo: no writes today\nremember the style guide\nthe freeze ends Monday`);
+  });
+
+  it("a hook's ask that is refused keeps its reason in the result and the trace", async () => {
+    const dir = tmpDir();
+    const calls: unknown[] = [];
+    const ask = jsonHook(dir, "ask.sh", { hookSpecificOutput: { hookEventName: "PreToolUse", permissionDecision: "ask", permissionDecisionReason: "prod database: ask first" } });
+    const host = await start(dir, { tools: [echoTool(calls)], config: { permissions: { allow: ["Echo"] }, hooks: hooksConfig("PreToolUse", [{ command: ask }]) } });
+    for (const [answer, said] of [[{ behavior: "deny" }, "Echo was not approved (approval was needed: prod database: ask first)."], [{ behavior: "deny", message: "not now" }, "Echo was not approved: not now (approval was needed: prod database: ask first)."]] as const) {
+      const o = await host.execute("Echo", { text: "x" }, { onAsk: () => answer });
+      expect(o.status).toBe("not-approved");
+      expect(text(o)).toBe(said);
+      expect(o.reason).toBe(said);
+      const t = o.trace.find((x) => x.stage === "ask")!;
+      expect(t.outcome).toBe("deny");
+      expect(t.detail).toMatchObject({ reason: "prod database: ask first", rule: "PreToolUse hook", plugin: `config: ${ask}` });
+    }
+    // Nobody to ask (no onAsk, no --yes): the reason is in the refusal too.
+    const o = await host.execute("Echo", { text: "x" });
+    expect(text(o)).toContain("needs approval (prod database: ask first) and there is no one to ask");
+    expect(o.trace.find((x) => x.stage === "ask")!.detail).toMatchObject({ reason: "prod database: ask first" });
+    expect(calls).toHaveLength(0);
+  });
+
   it("stdin carries the Claude Code fields; env carries CLAUDE_PROJECT_DIR", async () => {
     const dir = tmpDir();
     const out = path.join(dir, "stdin.json");

@@ -21,7 +21,8 @@ async function ask(call: Call): Promise<ExecuteOutcome | undefined> {
   if (answer === undefined && call.opts.onAsk) answer = await call.opts.onAsk({ tool: tool.name, input: call.input, decision, sessionId: call.sessionId });
   if (typeof answer === "object" && answer.interrupt && answer.behavior === "deny") call.requestStop({ event: "PermissionRequest", reason: answer.message ?? `${tool.name} was denied and the run interrupted`, source: fromHook ? "PermissionRequest hook" : "onAsk", kind: "interrupt" });
   if (answer === undefined && call.opts.yes) answer = "allow";
-  call.mark("ask", typeof answer === "object" ? answer.behavior : answer ?? "unanswered");
+  // Why it was asked stays with the answer (trace and refusal): a hook's or a rule's reason is not lost when nobody says yes.
+  call.mark("ask", typeof answer === "object" ? answer.behavior : answer ?? "unanswered", { reason: decision.reason, rule: decision.rule, plugin: decision.plugin, ...(decision.file ? { file: decision.file } : {}), ...(typeof answer === "object" && answer.message ? { message: answer.message } : {}) });
   const behavior = typeof answer === "object" ? answer.behavior : answer;
   if (typeof answer === "object" && answer.updatedInput) {
     call.input = answer.updatedInput;
@@ -34,7 +35,7 @@ async function ask(call: Call): Promise<ExecuteOutcome | undefined> {
   if (behavior === "allow" || behavior === "allowAlways") return undefined;
   const why =
     behavior === "deny"
-      ? `${tool.name} was not approved${typeof answer === "object" && answer.message ? `: ${answer.message}` : ""}.`
+      ? `${tool.name} was not approved${typeof answer === "object" && answer.message ? `: ${answer.message}` : ""} (approval was needed: ${decision.reason}).`
       : `${tool.name} needs approval (${decision.reason}) and there is no one to ask; re-run with --yes or pass onAsk.`;
   return finish(call, { status: "not-approved", decision: "ask", reason: why, rule: decision.rule, plugin: decision.plugin, file: decision.file, result: textResult(why, true) });
 }
