@@ -107,7 +107,8 @@ describe("a link out of the project is outside the project", () => {
       for (const c of ["cat key", "cat ssh/id_rsa", "head -1 ./key", "cat src/../key", "grep -R s3cr3t ."]) {
         const r = await run("Bash", { command: c });
         expect(r.asked, c).toBeDefined();
-        expect(r.text, c).not.toContain("s3cr3t");
+        // The refusal names the command (and so the pattern "s3cr3t"), never the key's content.
+        expect(r.text, c).not.toContain("BEGIN OPENSSH");
       }
     }));
 
