@@ -52,7 +52,8 @@ const LIST_GAP = /^[\s,/]*(?:(?:or|and|nor)\b[\s,/]*)?$/i;
 /** Quoted words ("check if they fail on main") are a name for the act, not a condition on it. */
 const QUOTED = /"[^"]*"|“[^”]*”/g;
 const PASSIVE = /\b(?:be|get|being)\s+(edited|modified|changed|touched|overwritten|deleted|removed|hand-edited|updated|run|executed|invoked|read|opened)\b/i;
-const PRONOUN = /\b(them|these|those|it|this\s+file|these\s+files|that\s+file|those\s+files)\b/i;
+// (an object: "where it's defined", "it is slow" are no referents)
+const PRONOUN = /\b(them|these|those|it(?!['’]s|\s+(?:is|was|has|will|can|should|must|does)\b)|this\s+file|these\s+files|that\s+file|those\s+files)\b/i;
 const ALWAYS_TRUE = /\bwhen\s+(?:developing|working(?:\s+here|\s+in\s+this\s+(?:repo|repository))?)\b|\bin\s+this\s+(?:repo|repository|project)\b/gi;
 const USE_ONLY = /^(?:use|using)$/;
 
@@ -84,6 +85,7 @@ const AGENT = /^(?:(?:and|but|so|then|also|please|just|always|still|otherwise|in
 const AUXILIARY = /\b(?:is|are|was|were|be|been|has|have|had|will|would|can|could|should|must|may|might|does|did)\b/i;
 /** A ban and its verb, with nothing else: "Never commit", "Do not edit or delete". */
 const BAN_VERB = /^(?:never|do\s+not|don['’]t|must\s+not)\s+(?:ever\s+)?[a-z-]+(?:\s+(?:or|and)\s+[a-z-]+)?(?=\s)/i;
+const SKIP_HOOKS = /^\S+(?:\s+not)?\s+(?:ever\s+)?(?:skip|bypass|disable|circumvent)\w*\s+(?:the\s+|any\s+|git\s+)?(?:pre-?commit\s+|pre-?push\s+|commit\s+|git\s+)(?:hooks?|checks?)\b/i;
 const SKIP_FLAG = /^\S+(?:\s+not)?\s+(?:skip|bypass|disable)\b[^`(]*\(\s*`(--?[A-Za-z][\w-]*)`\s*\)/i;
 const RIGHT_AFTER = /^(?:never|do\s+not|don['’]t|must\s+not|should\s+not)\s*(?:ever\s+)?$/i;
 const THIRD_PERSON = /^(?:never|not)\s+(?:(?:even|always|really)\s+)?[a-z]+[^s\W]s\b/i;
@@ -247,7 +249,9 @@ export function compileBans(s: string, ctx: BanCtx): number {
     first = false;
     if (carry && !PROHIBIT.test(clause) && !ASK.test(clause) && !verbBefore(clause, clause.length) && !AUXILIARY.test(clause)) clause = `${carry} ${clause.replace(/^(?:or|and|nor)\s+/i, "")}`;
     else carry = undefined;
-    if (NOT_ASK.test(clause)) {
+    // ("never run it without asking" asks; "can be run without asking" grants)
+    const na = NOT_ASK.exec(clause);
+    if (na && !(/^without/i.test(na[0]) && PROHIBIT.test(clause.slice(0, na.index)))) {
       ctx.why.push({ kind: "permission", why: "says what may be done without asking: nothing to enforce" });
       continue;
     }
@@ -264,6 +268,12 @@ export function compileBans(s: string, ctx: BanCtx): number {
     const skip = SKIP_FLAG.exec(clause.slice(from));
     if (skip && isFlag(skip[1]!)) {
       ctx.add(behavior, spanRule(skip[1]!, "cmd", "run", clause, ctx.program).rule!);
+      n++;
+      continue;
+    }
+    // "Never bypass the pre-commit hook": the hooks are skipped with --no-verify
+    if (SKIP_HOOKS.test(clause.slice(from))) {
+      ctx.add(behavior, "Bash(* --no-verify *)", "fix what the hook reports instead");
       n++;
       continue;
     }

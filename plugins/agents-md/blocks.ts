@@ -72,12 +72,17 @@ function newItem(no: number, text: string, kind: Partial<Item> = {}): Item {
   return { line: no, text, offs: [0], nums: [no], bullet: false, heading: false, table: false, data: false, ...kind };
 }
 
+const TABLE_VERB = /\b(?:never|don['’]t|do\s+not|not\s+allowed\s+to)\s+(?:\w+\s+)?(?:run|use|call|execute|invoke|edit|modify|touch|change|commit)\b(?=\s+\w)/i;
+
 /** A table row as a sentence: a cell that bans or asks, followed by the code spans of the other cells. */
 function tableText(raw: string): string {
   const cells = raw.trim().replace(/^\||\|$/g, "").split("|").map((c) => c.trim());
   const ban = cells.findIndex((c) => /\b(never|don['’]t|do\s+not|unless|ask|forbidden|not\s+allowed)\b/i.test(c));
   if (ban < 0) return cells.join(" — ");
   const others = cells.filter((_, i) => i !== ban).flatMap((c) => c.match(/`[^`]+`/g) ?? []);
+  // "| `just brand` | never run in CI |": the spans go right after the cell's verb, so words after it ("in CI") still narrow them
+  const v = others.length ? TABLE_VERB.exec(cells[ban]!) : null;
+  if (v) return `${cells[ban]!.slice(0, v.index + v[0].length)} ${others.join(", ")}${cells[ban]!.slice(v.index + v[0].length)}`.trim();
   return `${cells[ban]} ${others.join(", ")}`.trim();
 }
 

@@ -21,10 +21,9 @@ import { compileBans, type BanCtx, type Behavior } from "./bans.ts";
 import { lineOf, parseBlocks, type Fence, type Item } from "./blocks.ts";
 import { isCommitTrigger, parseReminder, type Reminder } from "./remind.ts";
 import { alternatives, generated, immutable, notSpan } from "./shapes.ts";
-import path from "node:path";
-import { matchesRule } from "../../lib/rules/match.ts";
+import { globSource } from "../../lib/rules/paths.ts";
 import { isDirectory, looksLikeCommand, looksLikePath, pathSpec, plain, sentences, spans, valid, type Span } from "./text.ts";
-import { ASK, LABEL, NOT_ASK, PROHIBIT, UNLESS_ASKED } from "./words.ts";
+import { ASK, LABEL, NOT_ASK, PROGRAMS, PROHIBIT, UNLESS_ASKED } from "./words.ts";
 
 export type { Behavior } from "./bans.ts";
 export type { Reminder } from "./remind.ts";
@@ -137,7 +136,8 @@ function compileSentence(raw: string, line: number, item: Item, st: State): void
   const { file, scope, out } = st;
   const text = raw.trim();
   const rl = relabel(plain(text));
-  const s = rl.s;
+  // "never build with --release": a long flag in words is a flag
+  const s = rl.s.includes("--") && PROHIBIT.test(rl.s) ? wrapFlags(rl.s) : rl.s;
   const sp = spans(s);
   if (sp.length > MAX_SPANS) {
     out.unenforced.push({ file, line, text: text.slice(0, 200), why: `more than ${MAX_SPANS} code spans in one sentence`, kind: "data" });
@@ -178,6 +178,15 @@ function compileSentence(raw: string, line: number, item: Item, st: State): void
 }
 
 const NO_WHY: BanCtx["why"] = [];
+
+/** Long flags outside code spans, as spans. */
+function wrapFlags(s: string): string {
+  // (not after a program named in words: "never run git push --force" is that command, flag included)
+  return s
+    .split(/(`[^`]*`)/)
+    .map((part, i) => (i % 2 ? part : part.replace(/(^|[\s(])(--[A-Za-z][\w-]*(?:=\S+)?)(?=[\s.,;:)]|$)/g, (all, pre: string, flag: string, at: number) => (part.slice(Math.max(0, at - 40), at).split(/\s+/).slice(-3).some((w) => PROGRAMS.has(w.toLowerCase())) ? all : `${pre}\`${flag}\``))))
+    .join("");
+}
 
 /** One scan for the key words that gate each shape (most sentences are prose none of them can match). */
 const KEYS = /\b(after|when|whenever|once|if|before|prior|end|never|not|no|cannot|must|may|shall|should|forbidden|prohibited|under|ask|asked|first|confirm|approval|permission|sign-off|unless|without|dont|keep|instead|rather|prefer|immutable|read-?only|readonly|untouched|unchanged|frozen|as[- ]is|generated|produced|requires?|only|avoid|pr|prs|pull)\b|n['’]t\b/gi;
@@ -313,15 +322,19 @@ function fenceComments(f: Fence, st: State): void {
   }
 }
 
+const FORWARD = /\b(?:the\s+following|(?:listed\s+)?below)\b/i;
+
 /** A lead-in's text with its own spans removed ("produced by `make gen`"), or undefined when it governs nothing. */
 function leadIn(s: string): string | undefined {
   // plain() only removes characters (emphasis markers, a link's brackets and target): a lead-in that ends
   // with a colon after it ends with a colon, a marker or a link's ")" before it
   const end = s.trimEnd().at(-1);
-  if (end !== ":" && end !== "*" && end !== "_" && end !== ")") return undefined;
+  // "Never edit the following files." over a list: a lead-in that ends with a full stop looks forward in words
+  const forward = end === "." && !s.includes("`") && FORWARD.test(s);
+  if (end !== ":" && end !== "*" && end !== "_" && end !== ")" && !forward) return undefined;
   const p = plain(s).trim();
-  if (!p.endsWith(":")) return undefined;
-  const body = p.replace(/:\s*$/, "");
+  if (!p.endsWith(":") && !(forward && p.endsWith("."))) return undefined;
+  const body = p.replace(/[:.]\s*$/, "");
   if (!(PROHIBIT.test(body) || ASK.test(body) || UNLESS_ASKED.test(body) || /\b(?:generated|produced\s+by)\b/i.test(body))) return undefined;
   const words = body.replace(/`[^`]*`/g, "").replace(/\s+/g, " ").trim();
   return /\b(?:are|is)\s+(?:auto-?)?(?:generated|produced)\b/i.test(words) && !PROHIBIT.test(words) ? `${words} and must not be edited` : words;
@@ -394,12 +407,20 @@ function toldEdits(s: string, sp: Span[], told: Map<string, number>, line: numbe
   }
 }
 
-/** The told edit an Edit rule would block, if any. */
-function editConflict(rule: string, told: Map<string, number>, scope: string): { path: string; line: number } | undefined {
-  if (!rule.startsWith("Edit(")) return undefined;
+/**
+ * The told edit an Edit rule would block, if any. Pure (the rule's own glob against the told path, as the
+ * permissions matcher reads it: a pattern without a slash matches at any depth): no file system calls at
+ * compile time.
+ */
+function editConflict(rule: string, told: Map<string, number>): { path: string; line: number } | undefined {
+  if (!rule.startsWith("Edit(") || !rule.endsWith(")")) return undefined;
+  const spec = rule.slice(5, -1).replace(/^\.\//, "");
+  const trimmed = spec.replace(/\/+$/, "");
+  const anchored = trimmed.includes("/") && !/^[^/]+\/\*\*$/.test(spec);
+  const re = new RegExp(`^${anchored ? "" : "(?:.*/)?"}${globSource(trimmed)}$`);
   for (const [p, line] of told) {
-    const probe = path.join(scope, isDirectory(p) ? `${p.replace(/\/+$/, "")}/new-file` : p);
-    if (matchesRule(rule, { toolName: "Edit", input: { file_path: probe } }, { cwd: scope, rulesRoot: scope, behavior: "deny" })) return { path: p, line };
+    const probe = (isDirectory(p) ? `${p.replace(/\/+$/, "")}/new-file` : p).replace(/^\.\//, "");
+    if (re.test(probe)) return { path: p, line };
   }
   return undefined;
 }
@@ -416,7 +437,7 @@ function resolveConflicts(st: State): void {
   const words = new Map<string, string[]>();
   for (const r of st.out.rules) {
     const prose = st.prose.has(r);
-    const e = prose && st.toldEdits.size ? editConflict(r.rule, st.toldEdits, st.scope) : undefined;
+    const e = prose && st.toldEdits.size ? editConflict(r.rule, st.toldEdits) : undefined;
     const del = e && st.deletes.get(r);
     if (del) {
       const p = del.replace(/^\.\//, "");

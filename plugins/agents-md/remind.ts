@@ -124,7 +124,7 @@ export function parseReminder(s: string, code: string[] | undefined): ReminderPa
   // an action in words: before a commit, push or PR; or after a change of the files the trigger names ("When adding a page, add its path to …")
   // an action in words: before a commit, push or PR, or after a change of the files a leading trigger names
   // ("When adding a page, add its path …"; in "Update docs when X changes (at minimum `P`)" the path is the action's)
-  const words = !run.length && wordsAction(action) && (commitLike || sp.lead === true);
+  const words = !run.length && wordsAction(action) && (commitLike || sp.lead === true || triggerPaths(sp.trigger.replace(/\([^)]*\)/g, "")).some((p) => !p.startsWith("**/")));
   if (!run.length && !seed && !sp.req && !words) return undefined;
   const ar = AFTER_RUN.exec(sp.trigger);
   if (ar && (looksLikeCommand(ar[1]!) || SCRIPT.test(ar[1]!))) {

@@ -14,7 +14,7 @@ export const ASK = {
   exec: (s: string) => (ASK_GATE.test(s) ? ASK_FULL.exec(s) : null),
 };
 /** "do not X unless asked": a ban lifted by a person's request, i.e. an ask. */
-export const UNLESS_ASKED = /\b(?:unless|until|except\s+(?:when|if))\s+(?:the\s+user\s+|a\s+maintainer\s+|you\s+are\s+|you['’]re\s+|it\s+is\s+|explicitly\s+)*(?:explicitly\s+|specifically\s+)?(?:asked|requested|instructed|told|asks|requests|approves|approved)\b|\bwithout\s+(?:(?:an?|the|your|their)\s+)?(?:(?:explicit|prior|manual|written|human|direct)\s+)*(?:approval|permission|being\s+asked|a\s+request|request|instructions?|consent|confirmation|sign-?off|go-ahead)\b(?:\s+(?:to\s+\w+|from\s+(?:a\s+|the\s+|your\s+)?\w+|of\s+(?:your|the|a)\s+\w+|by\s+(?:a\s+|the\s+)?\w+))?|\bonly\s+(?:\w+\s+){0,3}(?:if|when)\s+(?:the\s+user|a\s+human|a\s+maintainer|you\s+are|you['’]re|explicitly)\b[^.;]*\b(?:says?\s+so|asks?|asked|requests?|requested|tells?\s+you|instructed|instructs)\b/i;
+export const UNLESS_ASKED = /\b(?:unless|until|except\s+(?:when|if))\s+(?:the\s+user\s+|a\s+maintainer\s+|you\s+are\s+|you['’]re\s+|it\s+is\s+|explicitly\s+)*(?:explicitly\s+|specifically\s+)?(?:asked|requested|instructed|told|asks|requests|approves|approved)\b|\b(?:autonomously|proactively|unprompted|on\s+your\s+own(?:\s+initiative)?)\b|\bwithout\s+(?:first\s+)?asking(?:\s+(?:first|the\s+user|a\s+human|me))?\b|\bwithout\s+(?:(?:an?|the|your|their)\s+)?(?:(?:explicit|prior|manual|written|human|direct)\s+)*(?:approval|permission|being\s+asked|a\s+request|request|instructions?|consent|confirmation|sign-?off|go-ahead)\b(?:\s+(?:to\s+\w+|from\s+(?:a\s+|the\s+|your\s+)?\w+|of\s+(?:your|the|a)\s+\w+|by\s+(?:a\s+|the\s+)?\w+))?|\bonly\s+(?:\w+\s+){0,3}(?:if|when)\s+(?:the\s+user|a\s+human|a\s+maintainer|you\s+are|you['’]re|explicitly)\b[^.;]*\b(?:says?\s+so|asks?|asked|requests?|requested|tells?\s+you|instructed|instructs)\b/i;
 /** "Never amend commits. … Only amend if the user explicitly says so.": a later sentence of the item lifts the ban on that verb to an ask. */
 export const ONLY_IF_ASKED = /\bonly\s+([a-z]+)\b[^.;]{0,40}?\b(?:if|when)\s+(?:the\s+user|a\s+human|a\s+maintainer|you\s+are|you['’]re|explicitly)\b[^.;]*?\b(?:says?\s+so|asks?|asked|requests?|requested|tells?\s+you|instructed|instructs)\b/gi;
 /** "do not ask for approval", "can be run without asking": permission, not an ask. */
@@ -38,7 +38,7 @@ export const PROGRAMS = new Set(
 export const PHRASES: Array<{ re: RegExp; rules: string[] }> = [
   // ("an open PR" is no action; "creating draft PRs" bans the draft)
   { re: /\b(?:creat(?:e|ing)|open(?:ing)?|fil(?:e|ing)|submit(?:ting)?|mak(?:e|ing))\s+(?:a\s+|any\s+|new\s+)?draft\s+(?:prs?|pull\s+requests?)\b/i, rules: ["Bash(gh pr create --draft *)"] },
-  { re: /(?<!\b(?:an?|the|any|your|their|existing|already)\s+)\b(?:creat(?:e|ing)|open(?:ing)?|file|submit(?:ting)?|make|making)\s+(?:a\s+|an\s+|any\s+|new\s+)?(?:pr|prs|pull\s+requests?)\b/i, rules: ["Bash(gh pr create *)"] },
+  { re: /(?<!\b(?:an?|the|any|your|their|existing|already)\s+)\b(?:creat(?:e|ing)|open(?:ing)?|file|submit(?:ting)?|make|making)\s+(?:a\s+|an\s+|any\s+|new\s+)?(?:issues?\s+(?:or|and)\s+)?(?:pr|prs|pull\s+requests?)\b/i, rules: ["Bash(gh pr create *)"] },
   { re: /\b(?:creat(?:e|ing)|open(?:ing)?|file|submit(?:ting)?)\s+(?:a\s+|an\s+|any\s+|new\s+)?(?:(?:pr|pull\s+request)s?\s*(?:,\s*(?:or\s+)?|\s+or\s+|\s+and\s+)(?:an?\s+)?)?issues?\b/i, rules: ["Bash(gh issue create *)"] },
   // (a comment on GitHub, not in code: "leave a comment", "post comments on PRs")
   { re: /\b(?:leav(?:e|ing)|post(?:ing)?)\s+(?:a\s+|any\s+)?comments?\b|\b(?:add(?:ing)?|writ(?:e|ing))\s+(?:a\s+|any\s+)?comments?\s+on\s+(?:github|a\s+pr|an?\s+issue|prs|issues|pull\s+requests?)\b/i, rules: ["Bash(gh pr comment *)", "Bash(gh issue comment *)"] },
@@ -61,14 +61,14 @@ export const PHRASES: Array<{ re: RegExp; rules: string[] }> = [
 /** Kinds of change a reminder may be scoped to, as Edit-rule path patterns. */
 export const KINDS: Array<{ re: RegExp; paths: string[] }> = [
   { re: /\b(?:rust\s+)?dependenc(?:y|ies)\b|\bdeps\b/i, paths: ["**/Cargo.toml", "**/Cargo.lock", "**/package.json", "**/pyproject.toml", "**/requirements*.txt", "**/go.mod", "**/go.sum", "**/Gemfile", "**/uv.lock", "**/pnpm-lock.yaml", "**/package-lock.json", "**/yarn.lock"] },
-  { re: /\bgo\s+(?:code|files?|sources?)\b/i, paths: ["**/*.go"] },
+  { re: /\bgo\s+(?:code|files?|sources?|changes?)\b/i, paths: ["**/*.go"] },
   { re: /\b(?:generated\s+)?(?:docs|documentation)\b/i, paths: ["docs/**", "**/*.md", "**/*.mdx", "**/*.rst"] },
-  { re: /\brust\s+(?:code|files?|sources?)\b/i, paths: ["**/*.rs"] },
-  { re: /\bpython\s+(?:code|files?|sources?)\b/i, paths: ["**/*.py"] },
-  { re: /\b(?:typescript|ts)\s+(?:code|files?|sources?)\b/i, paths: ["**/*.ts", "**/*.tsx"] },
-  { re: /\b(?:javascript|js)\s+(?:code|files?|sources?)\b/i, paths: ["**/*.js", "**/*.jsx", "**/*.mjs"] },
-  { re: /\bzig\s+(?:code|files?|sources?)\b/i, paths: ["**/*.zig"] },
-  { re: /\bswift\s+(?:code|files?|sources?)\b/i, paths: ["**/*.swift"] },
+  { re: /\brust\s+(?:code|files?|sources?|changes?)\b/i, paths: ["**/*.rs"] },
+  { re: /\bpython\s+(?:code|files?|sources?|changes?)\b/i, paths: ["**/*.py"] },
+  { re: /\b(?:typescript|ts)\s+(?:code|files?|sources?|changes?)\b/i, paths: ["**/*.ts", "**/*.tsx"] },
+  { re: /\b(?:javascript|js)\s+(?:code|files?|sources?|changes?)\b/i, paths: ["**/*.js", "**/*.jsx", "**/*.mjs"] },
+  { re: /\bzig\s+(?:code|files?|sources?|changes?)\b/i, paths: ["**/*.zig"] },
+  { re: /\bswift\s+(?:code|files?|sources?|changes?)\b/i, paths: ["**/*.swift"] },
   { re: /\bc\+\+\s+(?:code|files?)\b/i, paths: ["**/*.cpp", "**/*.cc", "**/*.hpp", "**/*.h"] },
   { re: /\bcss\b/i, paths: ["**/*.css", "**/*.scss"] },
   { re: /\bmodular\s+files?\b/i, paths: ["**/modular_*.py"] },

@@ -191,4 +191,26 @@ describe("AGENTS.md phrasings (issue 17)", () => {
     expect(out.rules.map((r) => `${r.behavior} ${r.rule}`)).toEqual(["deny Edit(v3/examples/**)", "ask Bash(rm *repros/*)"]);
     expect(out.unenforced.every((u) => u.kind && u.kind !== "unclassified")).toBe(true);
   });
+
+  it("table cells keep their narrowing words, flags in prose, hooks, 'without asking', forward lead-ins, 'autonomously', kinds of change", () => {
+    expectEffects(
+      "| `just brand` | never run in CI |\n| `make bench` | never run locally without asking |\n| `*.snap` | never edit by hand |\n\n- Never build with --release.\n- Never bypass the pre-commit hook.\n- Do not autonomously open issues or pull requests.\n- Update `docs/cli.mdx` when you change `src/cli.ts`.\n- After Rust changes, run `cargo clippy`.\n\nNever edit the following files.\n\n- `gen/a.ts`\n- `gen/b.ts`\n",
+      {
+        "Bash: just brand": "",
+        "Bash: make bench": "ask",
+        "Edit: tests/__snapshots__/x.snap": "deny",
+        "Bash: cargo run --release --bin x": "deny",
+        "Bash: git commit --no-verify -m x": "deny",
+        "Bash: gh pr create --fill": "ask",
+        "Bash: gh issue create --title x": "ask",
+        "Edit: src/cli.ts": "remind",
+        "Edit: crates/ide/src/lib.rs": "remind",
+        "Edit: gen/b.ts": "deny",
+        "Edit: src/other.ts": "",
+      },
+    );
+    // "can be run without asking" grants; "where it's defined" is no referent
+    expect(c("Project-specific tests can be run without asking the user.").rules).toEqual([]);
+    expect(c("UI element values are accessed through `.value`.\nYou cannot access a UI element's value in the same cell where it's defined.").rules).toEqual([]);
+  });
 });
