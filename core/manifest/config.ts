@@ -71,29 +71,68 @@ function checkConfig(config: unknown, file: string, base: string): ProblemReport
   return validate(config) ? [] : ajvProblems(validate.errors, "config", file, base);
 }
 
+/**
+ * Where the embedder's inline config (`createHost({ config })`) is said to come from: it has no file, so rules,
+ * hooks and problems from it carry this label where a file would be named (as `--settings '{…}'` carries
+ * "--settings").
+ */
+export const INLINE_CONFIG = "createHost({ config })";
+
+/**
+ * The config file and the embedder's inline config are two sources, both plugin "config": each rule, hook and
+ * server keeps its true origin (the file's path, or INLINE_CONFIG), and trust applies per source (a config
+ * file found in the project is the repository's; the inline config is the user's). `config` is still the
+ * merge (inline over file) that plugins read their keys from.
+ */
 export async function loadConfig(opts: { cwd: string; configFile?: string; inline?: HostConfig }): Promise<ConfigResult> {
   const out = { sources: [] as LoadedPlugin[], problems: [] as ProblemReport[], watched: [] as string[] };
   const fc = await readConfigFile(opts.cwd, opts.configFile);
   if (fc.problem) out.problems.push(fc.problem);
   for (const p of SEARCH_PLACES) out.watched.push(path.join(opts.cwd, p));
   if (opts.configFile) out.watched.push(path.resolve(opts.cwd, opts.configFile));
+  const inline = opts.inline;
   let config: HostConfig = fc.config ?? {};
-  if (opts.inline) config = mergeConfig(config, opts.inline);
+  if (inline) config = mergeConfig(config, inline);
   const cfgFile = fc.file ?? path.join(opts.cwd, "toolhost.config.json");
   const base = fc.file && path.basename(fc.file) === "package.json" ? "/toolhost" : "";
-  const bad = checkConfig(config, cfgFile, base);
-  out.problems.push(...bad);
+  const fileBad = checkConfig(fc.config ?? {}, cfgFile, base);
+  const inlineBad = inline !== undefined ? checkConfig(inline, INLINE_CONFIG, "") : [];
+  out.problems.push(...fileBad, ...inlineBad);
   if (!config || typeof config !== "object" || Array.isArray(config)) config = {};
-  if (!bad.length) out.sources.push(settingsPlugin("config", "config", cfgFile, config as Record<string, unknown>, { projectDir: opts.cwd, rulesRoot: opts.cwd, base }));
-  const fileOk = !!fc.config && !checkConfig(fc.config, cfgFile, base).length;
+  const inlineObj = !!inline && typeof inline === "object" && !Array.isArray(inline);
+  if (!fileBad.length && !inlineBad.length) {
+    // The file's source: what the inline config replaces is left out (mergeConfig: inline keys win whole,
+    // permission lists add up), so the two sources together apply exactly what the merge says.
+    if (fc.file || !inlineObj) out.sources.push(settingsPlugin("config", "config", cfgFile, fileShare(fc.config ?? {}, inlineObj ? inline : undefined) as Record<string, unknown>, { projectDir: opts.cwd, rulesRoot: opts.cwd, base }));
+    if (inlineObj) out.sources.push(inlineSource(inline as Record<string, unknown>, opts.cwd));
+  }
+  const fileOk = !!fc.config && !fileBad.length;
   const place = (value: unknown, plugin: string, file: string | undefined, prefix: string, checkedIn: boolean, precedence: number): ModePlace => ({ value, topMode: true, plugin, file, prefix, checkedIn, precedence });
   const modePlaces: ModePlace[] = [
-    ...(opts.inline && typeof opts.inline === "object" ? [place(opts.inline, "config", undefined, "", false, 0)] : []),
+    ...(inlineObj ? [place(inline, "config", undefined, "", false, 0)] : []),
     // A file named with --config is the user's; one found in the project is checked in.
     ...(fileOk ? [opts.configFile ? place(fc.config, "config", fc.file, base, false, 10) : place(fc.config, "config", fc.file, base, true, 30)] : []),
   ];
   for (const s of out.sources) out.problems.push(...s.problems);
   return { config, file: fc.file, problems: out.problems, sources: out.sources.filter((s) => !s.failed), watched: out.watched, modePlaces };
+}
+
+/** The file config minus what the inline config replaces: top-level keys it sets, and permission keys other than the lists. */
+function fileShare(file: HostConfig, inline: HostConfig | undefined): HostConfig {
+  if (!inline) return file;
+  const out: HostConfig = {};
+  for (const [k, v] of Object.entries(file)) if (k === "permissions" || k === "plugins" || !(k in inline)) out[k] = v;
+  if (file.permissions && inline.permissions) {
+    const lists = new Set(["allow", "ask", "deny"]);
+    out.permissions = Object.fromEntries(Object.entries(file.permissions).filter(([k]) => lists.has(k) || !(k in inline.permissions!)));
+  }
+  return out;
+}
+
+/** The inline config's source: plugin "config" as the file's, no file (INLINE_CONFIG labels it), rules relative to cwd. */
+function inlineSource(value: Record<string, unknown>, cwd: string): LoadedPlugin {
+  const lp = settingsPlugin("config", "config", INLINE_CONFIG, value, { projectDir: cwd, rulesRoot: cwd });
+  return { ...lp, root: cwd, manifestFile: undefined, source: { kind: "config", path: INLINE_CONFIG } };
 }
 
 function mergeConfig(a: HostConfig, b: HostConfig): HostConfig {

@@ -208,15 +208,15 @@ const SAID = new WeakMap<PluginContext, Set<string>>();
 
 export function projectConfigGate(ctx: PluginContext, plugins: readonly LoadedPlugin[], problems: ProblemReport[]): (lp: LoadedPlugin, text: unknown) => boolean {
   const opts = ctx.host.options as { configFile?: string; config?: { permissions?: { allow?: unknown[] } }; trustWorkspace?: unknown };
-  const cfg = plugins.find((p) => p.id === "config" && p.kind === "config");
+  // the config file's source (createHost's inline config is a source of its own, without a manifestFile)
+  const cfg = plugins.find((p) => p.id === "config" && p.kind === "config" && !!p.manifestFile);
   const file = cfg?.manifestFile;
   if (!cfg || opts.configFile || !file || !fs.existsSync(file) || path.relative(ctx.host.cwd, file).startsWith("..")) return () => false;
   const svc = ctx.host.service<{ state(): { trusted: boolean; by: string } }>("workspace.trust");
   const state = svc?.state() ?? { trusted: opts.trustWorkspace === true, by: "the trust plugin is not active" };
   if (state.trusted) return () => false;
-  const inline = new Set((opts.config?.permissions?.allow ?? []).map(String));
   const v = cfg.components.permissions?.value;
-  const held = (v?.allow ?? []).filter((t) => !inline.has(String(t)));
+  const held = v?.allow ?? [];
   if (held.length || v?.additionalDirectories !== undefined) {
     const what = [held.length ? `${held.length} allow rule${held.length > 1 ? "s" : ""} (${held.slice(0, 3).map((t) => JSON.stringify(t)).join(", ")}${held.length > 3 ? ", …" : ""})` : "", v?.additionalDirectories !== undefined ? "permissions.additionalDirectories" : ""].filter(Boolean).join(" and ");
     const message = `workspace ${ctx.host.cwd} is not trusted (${state.by}); not applied: ${what} of the toolhost config found in the project. Trust it with \`toolhost trust ${ctx.host.cwd}\`, or name your own config with --config`;
@@ -226,5 +226,5 @@ export function projectConfigGate(ctx: PluginContext, plugins: readonly LoadedPl
     SAID.set(ctx, said);
     if (!said.has(message)) said.add(message), ctx.host.log.warn(`toolhost: ${message}`);
   }
-  return (lp, text) => lp === cfg && (text === "" || !inline.has(String(text)));
+  return (lp) => lp === cfg;
 }

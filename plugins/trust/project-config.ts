@@ -49,14 +49,13 @@ export function projectConfigGate(ctx: PluginContext, state: () => TrustState, c
       const problems: ProblemReport[] = [];
       const s = withheldSources.length ? state() : undefined;
       for (const h of withheldSources) problems.push(warn(`${advice(s!)}; not loaded: plugin ${h.path} named by the toolhost config found in the project. ${how}`, h.from, "/plugins"));
-      // the config pseudo-plugin carries the project file's keys and createHost's inline config merged: only a
-      // file that exists is the repository's, and a key the embedder's inline config sets stays (it is theirs)
+      // the config file's source (only a file that exists is the repository's): createHost's inline config is a
+      // source of its own (no manifestFile), and what it replaces is not in the file's (core/manifest/config.ts)
       const cfg = build.plugins.find((p): p is LoadedPlugin => p.kind === "config" && fromProject(p.manifestFile) && fs.existsSync(p.manifestFile!));
       if (!cfg) return problems;
       const c = cfg.components;
-      const inline = (ctx.host.options.config ?? {}) as Record<string, unknown>;
       const parts = [["hooks", c.hooks], ["mcpServers", c.mcpServers], ["lspServers", c.lspServers]] as const;
-      const what = parts.filter(([k, list]) => list.length && inline[k] === undefined).map(([k]) => k);
+      const what = parts.filter(([, list]) => list.length).map(([k]) => k);
       if (!what.length) return problems;
       const st = state();
       if (st.trusted) return problems;
