@@ -12,6 +12,7 @@ import path from "node:path";
 import type { LoadedPlugin } from "../core/index.ts";
 import { evaluate } from "../plugins/permissions/decide.ts";
 import { collectRules } from "../plugins/permissions/rules.ts";
+import { parseFull } from "../lib/rules/shell.ts";
 
 const cwd = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolhost-perm-bench-")));
 fs.mkdirSync(path.join(cwd, "src"));
@@ -42,9 +43,13 @@ const rs = collectRules([lp], []);
 const read = time("Read inside cwd → allow (read-only default)", () => evaluate(rs, { toolName: "Read", tool: { isReadOnly: true, origin: "builtin" } as never, input: { file_path: "src/a.ts" }, cwd, mode: "default" }), 5000);
 const bashC = time("Bash `git status && npm run task3 --x | grep y` (cached parse)", () => evaluate(rs, { toolName: "Bash", input: { command: "git status && npm run task3 --x | grep y" }, cwd, mode: "default" }), 5000);
 const bashU = time("Bash, a new command text every call (parse + analysis)", (i) => evaluate(rs, { toolName: "Bash", input: { command: `git status && npm run task3 --x ${i} | grep y; cat src/a.ts` }, cwd, mode: "default" }), 2000);
+// Plain words joined by && || ; | skip mvdan-sh (lib/rules/shell.ts parseSimple); the line above pays the parse.
+const simpleU = time("Bash plain-word compound `npm test && git log --oneline -5 | head -3; ls src`, new text", (i) => evaluate(rs, { toolName: "Bash", input: { command: `npm test && git log --oneline -${i} | head -3; ls src` }, cwd, mode: "default" }), 2000);
+const simpleFull = time("  the same lines through the full parser (parseFull), for comparison", (i) => parseFull(`npm test && git log --oneline -${i + 1e6} | head -3; ls src`), 2000);
 const compound = (i: number) => `git -C . --no-pager log --oneline -5 && cat {src/a.ts,README.md} | grep -n "$PWD" ${i}; echo "$(< src/a.ts)" | sort -u | uniq -c && curl -XPOST x | head -1 || rg --pre x y`;
 const cmpU = time("Bash compound (model + grammars + expansion), new text each call", (i) => evaluate(rs, { toolName: "Bash", input: { command: compound(i) }, cwd, mode: "default" }), 1000);
 const cmpC = time("Bash compound, same text (cached parse)", () => evaluate(rs, { toolName: "Bash", input: { command: compound(0) }, cwd, mode: "default" }), 3000);
-console.log(`\ncompound Bash check: ${cmpU.toFixed(1)} µs new / ${cmpC.toFixed(1)} µs cached; bare sh -c spawn: ${shc.toFixed(1)} µs → ${((cmpU / shc) * 100).toFixed(1)}% (new) / ${((cmpC / shc) * 100).toFixed(1)}% (cached) of a spawn (target ≤ 10%)`);
+console.log(`\nplain-word compound (fast path): ${simpleU.toFixed(1)} µs new text = ${((simpleU / shc) * 100).toFixed(1)}% of a bare sh -c spawn; its full mvdan-sh parse alone ${simpleFull.toFixed(1)} µs`);
+console.log(`compound Bash check: ${cmpU.toFixed(1)} µs new / ${cmpC.toFixed(1)} µs cached; bare sh -c spawn: ${shc.toFixed(1)} µs → ${((cmpU / shc) * 100).toFixed(1)}% (new) / ${((cmpC / shc) * 100).toFixed(1)}% (cached) of a spawn (target ≤ 10%)`);
 console.log(`\nratios: Read check = ${(read / rp).toFixed(1)}× one realpath; Bash check (new text) = ${((bashU / sp) * 100).toFixed(1)}% of a bare spawn; cached = ${((bashC / sp) * 100).toFixed(1)}%; build = ${(build / sp * 100).toFixed(1)}% of a spawn; direct call ${direct.toFixed(3)} µs`);
 fs.rmSync(cwd, { recursive: true, force: true });
