@@ -6,11 +6,8 @@
  * tables take tens of milliseconds to load, so they are required on the first count, not at import:
  * a command that never counts (`--help`, `serve`) never pays for them.
  */
-import { createHash } from "node:crypto";
-import fs from "node:fs";
 import { createRequire } from "node:module";
-import os from "node:os";
-import path from "node:path";
+import { cacheKey, diskCache } from "./disk-cache.ts";
 
 /** The tokenizer the token columns use: an approximation of Claude's (which is not public). */
 export const TOKENIZER = "o200k_base (gpt-tokenizer; approximates Claude's tokenizer)";
@@ -32,36 +29,10 @@ export interface TokenTool {
 const tokenCache = new Map<string, number>();
 
 /**
- * Counts already made by earlier processes, by sha1 of the definition's JSON: `toolhost tools` on an unchanged
- * pool then never loads the BPE tables (≈ 150 ms). One small JSON file under TOOLHOST_HOME (default ~/.toolhost);
- * a cache that cannot be read or written (a full disk, a read-only home) only costs the count.
+ * Counts already made by earlier processes, by sha1 of the definition's JSON (lib/disk-cache): `toolhost tools`
+ * on an unchanged pool then never loads the BPE tables (≈ 150 ms).
  */
-const DISK_LIMIT = 20_000;
-let disk: { file: string; counts: Record<string, number>; dirty: boolean } | undefined;
-function diskCache(): NonNullable<typeof disk> {
-  if (disk) return disk;
-  const file = path.join(process.env.TOOLHOST_HOME || path.join(os.homedir(), ".toolhost"), "cache", "tokens-o200k.json");
-  let counts: Record<string, number> = {};
-  try {
-    const v = JSON.parse(fs.readFileSync(file, "utf8")) as unknown;
-    if (v && typeof v === "object" && !Array.isArray(v)) counts = v as Record<string, number>;
-  } catch {}
-  disk = { file, counts, dirty: false };
-  process.once("exit", saveDiskCache);
-  return disk;
-}
-function saveDiskCache(): void {
-  if (!disk?.dirty) return;
-  try {
-    const entries = Object.entries(disk.counts);
-    const keep = entries.length > DISK_LIMIT ? Object.fromEntries(entries.slice(-DISK_LIMIT)) : disk.counts;
-    fs.mkdirSync(path.dirname(disk.file), { recursive: true });
-    const tmp = `${disk.file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, JSON.stringify(keep));
-    fs.renameSync(tmp, disk.file);
-    disk.dirty = false;
-  } catch {}
-}
+const isCount = (v: unknown): v is number => typeof v === "number";
 
 /**
  * Tokens a tool's definition costs in the prompt: its Anthropic Messages JSON
@@ -71,13 +42,12 @@ export function toolTokens(t: TokenTool): number {
   const json = JSON.stringify({ name: t.name, description: t.description, input_schema: t.inputSchema });
   let n = tokenCache.get(json);
   if (n === undefined) {
-    const d = diskCache();
-    const key = createHash("sha1").update(json).digest("base64url");
-    n = d.counts[key];
-    if (typeof n !== "number") {
+    const d = diskCache("tokens-o200k", isCount);
+    const key = cacheKey(json);
+    n = d.get(key);
+    if (n === undefined) {
       n = countTokens(json);
-      d.counts[key] = n;
-      d.dirty = true;
+      d.set(key, n);
     }
     if (tokenCache.size > 20_000) tokenCache.clear();
     tokenCache.set(json, n);

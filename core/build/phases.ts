@@ -17,8 +17,10 @@ export interface PhaseState {
   /** Which plugin's collect tap added each tool (names.ts: only trusted sources may claim "builtin" or "mcp"). */
   readonly addedBy: Map<Tool, string>;
   /** Compiled input schemas, by `plugin\0name` while assembling, then by name for the pooled tools. */
-  readonly validators: Map<string, ValidateFunction>;
-  compile(schema: unknown): ValidateFunction;
+  /** Per tool, its input validator (compiled on first use when the schema is known to compile). */
+  readonly validators: Map<string, () => ValidateFunction>;
+  /** Check that `schema` compiles (throws when it does not) and return its validator, compiled now or later. */
+  compile(schema: unknown): () => ValidateFunction;
 }
 
 /** Every source adds its tools; each tool is recorded with the plugin whose collect tap added it (names.ts). */

@@ -1,4 +1,5 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { createRequire } from "node:module";
+import type { Ajv as AjvClass, ErrorObject, ValidateFunction } from "ajv";
 import type { ProblemReport } from "../errors.ts";
 
 /**
@@ -134,12 +135,25 @@ export const configSchema = {
   },
 } as const;
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+let ajv: AjvClass | undefined;
 const compiled = new Map<object, ValidateFunction>();
-/** A validator for one of these schemas (or a contributed one), compiled on first use. */
+/**
+ * A validator for one of these schemas (or a contributed one), compiled on its first use — not when it is
+ * asked for: a plugin that takes its validator at activation (command-hooks) costs nothing until there is
+ * something to validate, and a run that validates nothing never loads ajv. `errors` is the last run's.
+ */
 export function validatorFor(schema: object): ValidateFunction {
   let v = compiled.get(schema);
-  if (!v) compiled.set(schema, (v = ajv.compile(schema)));
+  if (!v) {
+    let real: ValidateFunction | undefined;
+    const lazy = ((data: unknown) => {
+      real ??= (ajv ??= new (createRequire(import.meta.url)("ajv") as typeof import("ajv")).Ajv({ allErrors: true, strict: false })).compile(schema);
+      const ok = real(data) as boolean;
+      lazy.errors = real.errors;
+      return ok;
+    }) as ValidateFunction;
+    compiled.set(schema, (v = lazy));
+  }
   return v;
 }
 
