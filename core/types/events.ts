@@ -9,7 +9,8 @@ import type { StopSignal, Traced, TraceEntry } from "./outcome.ts";
 export interface SessionEventInputs {
   SessionStart: { source?: "startup" | "resume" | "clear" | "compact" | "fork"; model?: string; agentType?: string };
   SessionEnd: { reason?: "clear" | "resume" | "logout" | "prompt_input_exit" | "other" };
-  UserPromptSubmit: { prompt: string; source?: string };
+  /** promptId: the prompt's id, which later hook inputs of the session carry as `prompt_id` (default: a new UUID). */
+  UserPromptSubmit: { prompt: string; source?: string; promptId?: string };
   /** backgroundTasks / sessionCrons default to [] (Claude Code sends both). */
   Stop: { stopHookActive?: boolean; lastAssistantMessage?: string; backgroundTasks?: unknown[]; sessionCrons?: unknown[] };
   SubagentStart: { agentId: string; agentType: string };

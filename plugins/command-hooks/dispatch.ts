@@ -10,6 +10,7 @@ import { interpret, type Effect } from "./interpret.ts";
 import type { Registry } from "./registry.ts";
 import { runHandler, type McpCaller } from "./run.ts";
 import { traceEffect } from "./trace.ts";
+import { basePayload, eventEnv } from "./payload.ts";
 
 export const PLUGIN_NAME = "command-hooks";
 
@@ -75,11 +76,7 @@ export async function fire(rt: Runtime, event: string, call: CallState, extra: R
   const hits = rt.registry.matching(event, toolName, call);
   if (!hits.length) return [];
   const payload: Record<string, unknown> = {
-    session_id: call.sessionId,
-    transcript_path: transcriptFor(rt, call.sessionId),
-    cwd: call.cwd,
-    permission_mode: call.mode,
-    hook_event_name: event,
+    ...basePayload(rt.host, event, { sessionId: call.sessionId, transcriptPath: transcriptFor(rt, call.sessionId), cwd: call.cwd, mode: call.mode }),
     tool_name: toolName,
     ...extra,
   };
@@ -87,7 +84,8 @@ export async function fire(rt: Runtime, event: string, call: CallState, extra: R
   const stdin = JSON.stringify(payload);
   const sync = hits.filter((h) => !h.async);
   for (const h of hits) if (h.async) startAsync(rt, event, h, stdin, call);
-  const runs = await Promise.all(sync.map((h) => runHandler(h, stdin, { cwd: rt.build.cwd, projectDir: rt.host.cwd, signal: call.signal, callMcp: rt.callMcp, sessionId: call.sessionId })));
+  const env = eventEnv(event);
+  const runs = await Promise.all(sync.map((h) => runHandler(h, stdin, { cwd: rt.build.cwd, projectDir: rt.host.cwd, signal: call.signal, callMcp: rt.callMcp, sessionId: call.sessionId, env })));
   const effects = sync.map((h, i) => interpret(event, h, runs[i]!));
   prepare?.(effects);
   for (const e of effects) rt.details.set(e, traceEffect(rt.host, call, event, e));
@@ -102,7 +100,7 @@ export async function fire(rt: Runtime, event: string, call: CallState, extra: R
 function startAsync(rt: Runtime, event: string, h: Handler, stdin: string, call: CallState): void {
   const session = call.session;
   call[TRACE].push({ stage: `hook.${event}`, plugin: h.plugin, ms: 0, outcome: "async-started", detail: { file: h.file, jsonPath: h.jsonPath, command: label(h) } });
-  void runHandler(h, stdin, { cwd: rt.build.cwd, projectDir: rt.host.cwd, signal: rt.shutdown, callMcp: rt.callMcp, sessionId: call.sessionId }).then((run) => {
+  void runHandler(h, stdin, { cwd: rt.build.cwd, projectDir: rt.host.cwd, signal: rt.shutdown, callMcp: rt.callMcp, sessionId: call.sessionId, env: eventEnv(event) }).then((run) => {
     const e = interpret(event, h, run);
     const texts = [e.additionalContext, e.systemMessage && `[hook message] ${e.systemMessage}`].filter((x): x is string => !!x);
     if (e.failure) rt.host.log.warn(`async ${event} hook "${label(h)}" (${h.plugin} ${h.file}${h.jsonPath}): ${e.failure}`);

@@ -19,16 +19,16 @@ import { postToolUse } from "./events/post-tool-use.ts";
 import { batchHandlers, postToolBatch } from "./events/post-tool-batch.ts";
 import { permissionRequest } from "./events/permission-request.ts";
 import { sessionEvent } from "./events/session.ts";
-import { HOOK_EVENTS } from "./events-table.ts";
 import { checkHookMaps } from "./validate.ts";
-
-const SESSION_EVENTS = Object.keys(HOOK_EVENTS).filter((e) => HOOK_EVENTS[e]!.runs === "embedder");
+import { sessionEnvFiles } from "./payload.ts";
 
 export default definePlugin({
   name: PLUGIN_NAME,
   apply(ctx) {
     const shutdown = new AbortController();
     ctx.onDispose(() => shutdown.abort());
+    // The env files a session's SessionStart hooks wrote (CLAUDE_ENV_FILE), for what runs its shell commands.
+    ctx.provide("command-hooks.session-env", { filesFor: (sessionId: string) => sessionEnvFiles(sessionId) });
     ctx.hooks.validateManifest.tap(PLUGIN_NAME, (problems, lp) => [...problems, ...checkHookMaps(lp)]);
     ctx.hooks.build.tap(PLUGIN_NAME, (build) => {
       const registry = buildRegistry(build, matchesHookIf);
@@ -40,7 +40,8 @@ export default definePlugin({
       if (registry.list("PostToolUseFailure").length) build.hooks.postToolUseFailure.tapPromise(tap, (post) => postToolUse(rt, "PostToolUseFailure", post));
       if (batchHandlers(rt).length) build.hooks.postToolBatch.tapPromise(tap, (batch) => postToolBatch(rt, batch));
       if (registry.list("PermissionRequest").length) build.hooks.permissionRequest.tapPromise(tap, (call) => permissionRequest(rt, call));
-      if (SESSION_EVENTS.some((e) => registry.list(e).length)) build.hooks.sessionEvent.tapPromise(tap, (ev) => sessionEvent(rt, ev));
+      // Always: a UserPromptSubmit starts the prompt whose id later hook inputs carry, hooks on it or not.
+      build.hooks.sessionEvent.tapPromise(tap, (ev) => sessionEvent(rt, ev));
       if (registry.hasAsync) build.hooks.shape.tap({ name: PLUGIN_NAME, stage: SHAPE_STAGE_HOOK_CONTEXT }, deliverPending);
     });
   },

@@ -76,12 +76,12 @@ function claudeCodeEnv(sessionId: string | undefined): Record<string, string> {
   return { CLAUDECODE: "1", CLAUDE_CODE_ENTRYPOINT: process.env.CLAUDE_CODE_ENTRYPOINT || "sdk-cli", ...(sessionId ? { CLAUDE_CODE_SESSION_ID: sessionId } : {}) };
 }
 
-export function runHandler(h: Handler, stdin: string, opts: { cwd: string; projectDir: string; signal?: AbortSignal; callMcp?: McpCaller; sessionId?: string }): Promise<RunResult> {
+export function runHandler(h: Handler, stdin: string, opts: { cwd: string; projectDir: string; signal?: AbortSignal; callMcp?: McpCaller; sessionId?: string; env?: Record<string, string> }): Promise<RunResult> {
   if (h.type === "http") return runHttp(h, stdin, opts.signal);
   if (h.type === "mcp_tool") return runMcpTool(h, stdin, opts.signal, opts.callMcp);
   const t0 = performance.now();
   ensureDataDir(h);
-  const env: Record<string, string> = { ...inheritedEnv(), ...claudeCodeEnv(opts.sessionId), CLAUDE_PROJECT_DIR: opts.projectDir, TOOLHOST_PROJECT_DIR: opts.projectDir, ...h.env };
+  const env: Record<string, string> = { ...inheritedEnv(), ...claudeCodeEnv(opts.sessionId), ...opts.env, CLAUDE_PROJECT_DIR: opts.projectDir, TOOLHOST_PROJECT_DIR: opts.projectDir, ...h.env };
   return new Promise<RunResult>((resolve) => {
     let stdout = "";
     let stderr = "";

@@ -307,3 +307,36 @@ for (const [id, extra, what] of [
     ...extra,
   });
 }
+
+CASES.push(
+  {
+    id: "hook-input-effort",
+    about: "CLAUDE_CODE_EFFORT_LEVEL=low (and effortLevel high in user settings): hook input `effort` and env CLAUDE_EFFORT on every event",
+    env: { CLAUDE_CODE_EFFORT_LEVEL: "low" },
+    settings: { user: { effortLevel: "high" }, project: { permissions: { allow: ["Bash(echo:*)"] } } },
+    hooks: [
+      ...TOOL_EVENTS(),
+      ...["SessionStart", "UserPromptSubmit", "PostToolBatch", "Stop", "SessionEnd"].map((event) => ({ event, matcher: "*", label: event })),
+    ],
+    steps: [bash("echo hi")],
+  },
+  {
+    id: "session-env-file",
+    about: "SessionStart hooks get CLAUDE_ENV_FILE (one per hook); what a hook writes there reaches later Bash commands",
+    files: { "env-hook.sh": "echo 'export FROM_ENV_FILE=yes' >> \"$CLAUDE_ENV_FILE\"\nexec sh {{root}}/bin/hook-recorder.sh {{root}}/hooks env-writer\n" },
+    settings: { project: { permissions: { allow: ["Bash"] } } },
+    hooks: [
+      { event: "SessionStart", label: "env-writer", command: "sh {{cwd}}/env-hook.sh" },
+      { event: "SessionStart", label: "second" },
+      { event: "PreToolUse", matcher: "Bash", label: "pre" },
+    ],
+    steps: [bash('echo "env=$FROM_ENV_FILE"')],
+  },
+  {
+    id: "permission-request-suggestions",
+    about: "PermissionRequest `permission_suggestions` for asked calls: a file-writing and another Bash command, Write, Read outside the workspace",
+    homeFiles: { "outside.txt": "out\n" },
+    hooks: [{ event: "PermissionRequest", matcher: "*", label: "pr" }],
+    steps: [bash("touch asked.txt"), bash("node -e 1"), { name: "Write", input: { file_path: "{{cwd}}/w.txt", content: "w\n" } }, { name: "Read", input: { file_path: "{{home}}/outside.txt" } }],
+  },
+);

@@ -22,6 +22,8 @@ export interface ConformanceCase {
 }
 
 const SESSION = "conformance-session";
+/** Variables of a case's `env` that toolhost reads as Claude Code does, set for its replay. */
+const PASS_ENV = ["CLAUDE_CODE_EFFORT_LEVEL", "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"];
 
 /**
  * The permission decision as Claude Code's stream reports it: an asked call answered "deny" by the prompt tool is
@@ -57,11 +59,16 @@ async function endSession(host: Awaited<ReturnType<typeof createHost>>, stopped:
 export async function replayCase(c: ConformanceCase): Promise<Observation> {
   const root = tmpdir("conf-replay-");
   const L = buildLayout(root, c);
-  const baseEnv = { ...process.env } as Record<string, string>;
-  const saved = { HOME: process.env.HOME, CLAUDE_CONFIG_DIR: process.env.CLAUDE_CONFIG_DIR };
-  // User-level settings live in the scratch HOME, as in the recording (~/.claude/settings.json, no CLAUDE_CONFIG_DIR).
+  const caseEnv = substitute(c.env ?? {}, L) as Record<string, string>;
+  const saved: Record<string, string | undefined> = { HOME: process.env.HOME, CLAUDE_CONFIG_DIR: process.env.CLAUDE_CONFIG_DIR };
+  for (const k of PASS_ENV) saved[k] = process.env[k];
+  // User-level settings live in the scratch HOME, as in the recording (~/.claude/settings.json, or the case's
+  // CLAUDE_CONFIG_DIR); the case's Claude Code variables toolhost reads too are set as the recorder set them.
   process.env.HOME = L.home;
-  process.env.CLAUDE_CONFIG_DIR = path.join(L.home, ".claude");
+  process.env.CLAUDE_CONFIG_DIR = caseEnv.CLAUDE_CONFIG_DIR ?? path.join(L.home, ".claude");
+  for (const k of PASS_ENV) if (caseEnv[k] !== undefined) process.env[k] = caseEnv[k];
+  else delete process.env[k];
+  const baseEnv = { ...process.env } as Record<string, string>;
   let current = "";
   const asked = new Set<string>();
   const host = await createHost({

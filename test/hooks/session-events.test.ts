@@ -59,7 +59,7 @@ describe("host.event", () => {
     const ok = await ctx.event("UserPromptSubmit", { prompt: "go" });
     expect(ok.context).toEqual(["UserPromptSubmit hook success: UPS-PLAIN-STDOUT", "UserPromptSubmit hook additional context: UPS-JSON-CTX"]);
     expect([...fixture("context").modelSaw, ...fixture("ups-json-ctx").modelSaw]).toEqual(expect.arrayContaining(ok.context));
-    expect(Object.keys(saved(dir, "plain"))).toEqual(Object.keys(fixture("basic").hooks["UserPromptSubmit-0"].stdin).filter((k) => k !== "prompt_id"));
+    expect(Object.keys(saved(dir, "plain"))).toEqual(Object.keys(fixture("basic").hooks["UserPromptSubmit-0"].stdin));
     expect(ok.blocked).toBeUndefined();
 
     const b = await start(tmpDir(), { UserPromptSubmit: [{ command: jsonHook(dir, "block.sh", { decision: "block", reason: "UPS-BLOCK-REASON" }) }] });

@@ -5,6 +5,7 @@ import { label, type Handler } from "../handlers.ts";
 import { interpret } from "../interpret.ts";
 import { runHandler } from "../run.ts";
 import { batchResponseOf } from "../tool-response.ts";
+import { basePayload, eventEnv } from "../payload.ts";
 
 /** PostToolBatch has no matcher, and `if` never runs on a non-tool event: handlers with `if` never fire. */
 export function batchHandlers(rt: Runtime): Handler[] {
@@ -15,11 +16,7 @@ export function batchHandlers(rt: Runtime): Handler[] {
 export async function postToolBatch(rt: Runtime, batch: PostToolBatchContext): Promise<void> {
   const handlers = batchHandlers(rt);
   const stdin = JSON.stringify({
-    session_id: batch.sessionId,
-    transcript_path: transcriptFor(rt, batch.sessionId),
-    cwd: batch.cwd,
-    permission_mode: batch.mode,
-    hook_event_name: "PostToolBatch",
+    ...basePayload(rt.host, "PostToolBatch", { sessionId: batch.sessionId, transcriptPath: transcriptFor(rt, batch.sessionId), cwd: batch.cwd, mode: batch.mode }),
     tool_calls: batch.calls.map((c) => ({
       tool_name: c.name,
       tool_input: c.input,
@@ -27,7 +24,7 @@ export async function postToolBatch(rt: Runtime, batch: PostToolBatchContext): P
       tool_response: batchResponseOf(c.outcome.result),
     })),
   });
-  const runs = await Promise.all(handlers.map((h) => runHandler(h, stdin, { cwd: rt.build.cwd, projectDir: rt.host.cwd, signal: rt.shutdown, callMcp: rt.callMcp, sessionId: batch.sessionId })));
+  const runs = await Promise.all(handlers.map((h) => runHandler(h, stdin, { cwd: rt.build.cwd, projectDir: rt.host.cwd, signal: rt.shutdown, callMcp: rt.callMcp, sessionId: batch.sessionId, env: eventEnv("PostToolBatch") })));
   handlers.forEach((h, i) => {
     const run = runs[i]!;
     const e = interpret("PostToolBatch", h, run);
