@@ -6,6 +6,7 @@
  * here runs plugin code: `main` and `tools` modules are imported by the host and the plugin-tools plugin.
  */
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import type { ProblemReport } from "../errors.ts";
 import type { Component, HookEventMap, LoadedPlugin, PermissionLists, PluginSource } from "../types.ts";
@@ -63,8 +64,15 @@ class PluginReader {
   get mf(): string {
     return this.manifestFile ?? path.join(this.root, ".claude-plugin", "plugin.json");
   }
+  /**
+   * `${CLAUDE_PLUGIN_DATA}`: createHost's `dataHome`/<id> when given; a --plugin-dir plugin's is Claude Code's own,
+   * `$CLAUDE_CONFIG_DIR/plugins/data/<id>-inline` (else ~/.claude/…; recorded: scenario, plugin-data-config-dir), so
+   * a plugin keeps one data directory in both; other plugins' is TOOLHOST_HOME/plugins/data/<id>.
+   */
   get dataDir(): string {
-    return path.join(this.opts.dataHome ?? path.join(toolhostHome(), "plugins", "data"), sanitizeId(this.id));
+    if (this.opts.dataHome) return path.join(this.opts.dataHome, sanitizeId(this.id));
+    if (this.source.kind === "plugin-dir") return path.join(process.env.CLAUDE_CONFIG_DIR || path.join(os.homedir(), ".claude"), "plugins", "data", `${sanitizeId(this.id)}-inline`);
+    return path.join(toolhostHome(), "plugins", "data", sanitizeId(this.id));
   }
   problem(severity: ProblemReport["severity"], file: string | undefined, p: string, message: string): void {
     this.problems.push({ plugin: this.id, file, path: p, message, severity });

@@ -333,6 +333,15 @@ CASES.push(
     steps: [bash('echo "env=$FROM_ENV_FILE"')],
   },
   {
+    id: "plugin-data-config-dir",
+    about: "CLAUDE_PLUGIN_DATA of a --plugin-dir plugin's hooks when CLAUDE_CONFIG_DIR is set",
+    plugins: ["scenario-guard"],
+    env: { CLAUDE_CONFIG_DIR: "{{home}}/cfg" },
+    homeFiles: { "cfg/.claude.json": JSON.stringify({ hasCompletedOnboarding: true, projects: { "{{cwd}}": { hasTrustDialogAccepted: true, allowedTools: [] } } }) },
+    files: { "notes.txt": "keep\n" },
+    steps: [{ name: "Read", input: { file_path: "{{cwd}}/notes.txt" } }],
+  },
+  {
     id: "permission-request-suggestions",
     about: "PermissionRequest `permission_suggestions` for asked calls: a file-writing and another Bash command, Write, Read outside the workspace",
     homeFiles: { "outside.txt": "out\n" },
