@@ -342,6 +342,14 @@ CASES.push(
     steps: [{ name: "Read", input: { file_path: "{{cwd}}/notes.txt" } }],
   },
   {
+    id: "stop-block-repeat",
+    about: "a Stop hook that always blocks: how often Claude Code goes on, and stop_hook_active",
+    settings: { project: { permissions: { allow: ["Bash(echo:*)"] } } },
+    hooks: [{ event: "Stop", label: "stop", respond: respond({ decision: "block", reason: "keep going" }) }],
+    maxTurns: 40,
+    steps: [bash("echo hi")],
+  },
+  {
     id: "permission-request-suggestions",
     about: "PermissionRequest `permission_suggestions` for asked calls: a file-writing and another Bash command, Write, Read outside the workspace",
     homeFiles: { "outside.txt": "out\n" },

@@ -50,9 +50,13 @@ async function startSession(host: Awaited<ReturnType<typeof createHost>>): Promi
   return [...start.context, ...prompt.context].filter((t) => /^\w+ hook additional context: /.test(t));
 }
 
-/** The run's end as Claude Code's -p run ends it: Stop after the model's last answer ("done"), then SessionEnd. */
+/**
+ * The run's end as Claude Code's -p run ends it: Stop after the model's last answer ("done") — while a Stop hook
+ * blocks, the model answers again and Stop runs again (toolhost sets stop_hook_active and caps the blocks) — then
+ * SessionEnd.
+ */
 async function endSession(host: Awaited<ReturnType<typeof createHost>>, stopped: boolean): Promise<void> {
-  if (!stopped) await host.event("Stop", { stopHookActive: false, lastAssistantMessage: "done" }, { sessionId: SESSION });
+  for (let i = 0; !stopped && i < 50; i++) if (!(await host.event("Stop", { lastAssistantMessage: "done" }, { sessionId: SESSION })).blocked) break;
   await host.event("SessionEnd", { reason: "other" }, { sessionId: SESSION });
 }
 

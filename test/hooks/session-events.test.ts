@@ -89,6 +89,29 @@ describe("host.event", () => {
     }
   });
 
+  it("Stop: stop_hook_active follows the previous block; the cap-th block in a row is overridden with Claude Code's message (recorded: stop-block-repeat)", async () => {
+    const dir = tmpDir();
+    const saved0 = process.env.CLAUDE_CODE_STOP_HOOK_BLOCK_CAP;
+    process.env.CLAUDE_CODE_STOP_HOOK_BLOCK_CAP = "3";
+    try {
+      const h = await start(dir, { Stop: [{ command: recorder(dir, "stop", { decision: "block", reason: "keep going" }) }] });
+      const outs = [];
+      for (let i = 0; i < 4; i++) outs.push(await h.event("Stop", { lastAssistantMessage: "done" }, { sessionId: "s" }));
+      expect(outs.map((o) => !!o.blocked)).toEqual([true, true, false, true]);
+      expect(outs[2]!.messages).toEqual(["A hook blocked the turn from ending 3 consecutive times—overriding and ending turn. For Stop/SubagentStop hooks, check stop_hook_active in the input and return success while it's true. Set CLAUDE_CODE_STOP_HOOK_BLOCK_CAP to raise this limit."]);
+      expect(outs[2]!.trace.find((t) => t.stage === "hook.Stop.block-cap")).toMatchObject({ outcome: "overridden", detail: { consecutiveBlocks: 3, cap: 3 } });
+      expect([0, 1, 2, 3].map((n) => saved(dir, "stop", n).stop_hook_active)).toEqual([false, true, true, false]);
+      // A new prompt starts the count again; another session has its own.
+      await h.event("UserPromptSubmit", { prompt: "again" }, { sessionId: "s" });
+      await h.event("Stop", {}, { sessionId: "s" });
+      await h.event("Stop", {}, { sessionId: "other" });
+      expect([4, 5].map((n) => saved(dir, "stop", n).stop_hook_active)).toEqual([false, false]);
+    } finally {
+      if (saved0 === undefined) delete process.env.CLAUDE_CODE_STOP_HOOK_BLOCK_CAP;
+      else process.env.CLAUDE_CODE_STOP_HOOK_BLOCK_CAP = saved0;
+    }
+  });
+
   it("SessionEnd exit 2 and SessionStart exit 2 do not block: stderr is a message for the user, stdout is dropped", async () => {
     const dir = tmpDir();
     const h = await start(dir, { SessionStart: [{ command: recorder(dir, "ss", "SS-STDOUT-ON-EXIT2", 2, "SS-EXIT2-STDERR") }], SessionEnd: [{ command: recorder(dir, "end", "", 2, "bye") }] });
