@@ -21,6 +21,8 @@ import { gate, sayWithheld, trustOf, type Found, type TrustView } from "./gate.t
 import { layerFiles, type LayerFile } from "./layers.ts";
 
 const PLUGIN_NAME = "claude-settings";
+/** Claude Code's hook switches, passed in each layer's manifest for the command-hooks plugin. */
+const HOOK_SWITCHES = ["disableAllHooks", "allowManagedHooksOnly"] as const;
 
 export default definePlugin({
   name: PLUGIN_NAME,
@@ -82,7 +84,9 @@ function readFiles(c: SettingsCollector, layers: LayerFile[]): Found {
 function apply(c: SettingsCollector, found: Found, state: TrustView): string[] {
   const g = gate(found, state);
   for (const s of g.settings) {
-    c.add(settingsPlugin(s.id, "settings", s.file, { permissions: s.permissions, hooks: s.hooks }, { projectDir: c.cwd, rulesRoot: c.cwd }));
+    // disableAllHooks / allowManagedHooksOnly only restrict: they apply trusted or not (command-hooks reads them).
+    const switches = Object.fromEntries(HOOK_SWITCHES.filter((k) => typeof s.value[k] === "boolean").map((k) => [k, s.value[k]]));
+    c.add(settingsPlugin(s.id, "settings", s.file, { permissions: s.permissions, hooks: s.hooks, ...switches }, { projectDir: c.cwd, rulesRoot: c.cwd }));
     c.mode({ value: { permissions: s.permissions }, topMode: false, plugin: s.id, file: s.file, prefix: "", checkedIn: s.checkedIn, precedence: s.precedence });
   }
   if (found.mcp && Object.keys(g.mcpServers).length) {

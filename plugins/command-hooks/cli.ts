@@ -7,6 +7,7 @@
 import type { CommandContext, Host } from "../../core/index.ts";
 import { layerRank } from "../../lib/settings-layers.ts";
 import { runsText } from "./events-table.ts";
+import { hookPolicy } from "./policy.ts";
 
 export async function run(ctx: CommandContext): Promise<number> {
   const host = await ctx.host();
@@ -30,6 +31,7 @@ export async function run(ctx: CommandContext): Promise<number> {
 function handlerRows(host: Host): Array<Record<string, unknown>> {
   const rows: Array<Record<string, unknown>> = [];
   const sources = host.plugins.map((lp, i) => ({ lp, i })).sort((a, b) => layerRank(a.lp.id) - layerRank(b.lp.id) || a.i - b.i);
+  const off = hookPolicy(host.plugins);
   for (const { lp } of sources) {
     for (const comp of lp.components.hooks) {
       for (const [event, groups] of Object.entries(comp.value)) {
@@ -45,7 +47,7 @@ function handlerRows(host: Host): Array<Record<string, unknown>> {
               async: h.async === true,
               onFailure: h.onFailure ?? "continue",
               plugin: lp.id,
-              runs: runsText(event),
+              runs: off(lp.id) ? `not run: ${off(lp.id)}` : runsText(event),
               file: comp.file,
               jsonPath: `${comp.jsonPath === "/" ? "" : comp.jsonPath}/${event}/${gi}/hooks/${hi}`,
             }),

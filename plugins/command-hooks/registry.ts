@@ -1,6 +1,7 @@
 /** Handler lookup for one Build: the handlers per event, and which of them match a call. */
 import type { BuildView, CallState, ProblemReport } from "../../core/index.ts";
 import { collectHandlers, TOOL_EVENTS, type Handler } from "./handlers.ts";
+import { hookPolicy } from "./policy.ts";
 
 /** Claude Code's hook-`if` test of one rule against a call (index.ts passes permissions' matchesHookIf). */
 export type HookIf = (rule: string, call: { toolName: string; input: Record<string, unknown> }, ctx: { cwd: string; rulesRoot?: string }) => boolean;
@@ -17,7 +18,9 @@ export interface Registry {
 
 export function buildRegistry(build: BuildView, hookIf: HookIf): Registry {
   const problems: ProblemReport[] = [];
-  const byEvent = collectHandlers(build.plugins, problems);
+  // disableAllHooks / allowManagedHooksOnly (policy.ts): the sources whose hooks are off load no handler.
+  const off = hookPolicy(build.plugins);
+  const byEvent = collectHandlers(build.plugins.filter((p) => !off(p.id)), problems);
   return {
     list: (event) => byEvent.get(event) ?? [],
     hasAsync: [...byEvent.values()].some((l) => l.some((h) => h.async)),

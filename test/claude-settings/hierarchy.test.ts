@@ -123,3 +123,45 @@ describe("settings layers", () => {
     expect(bad.json<{ errors: Array<{ plugin: string; message: string }> }>().errors).toContainEqual(expect.objectContaining({ plugin: "settings:flag", message: expect.stringMatching(/--settings is neither a file nor valid JSON/) }));
   });
 });
+
+describe("disableAllHooks and allowManagedHooksOnly (Claude Code's hook switches)", () => {
+  const layers = ["managed", "local", "project", "user"];
+  function setup(switches: Partial<Record<string, Record<string, unknown>>>): { log: string } {
+    const log = path.join(project, "hook.log");
+    const hooks = Object.fromEntries(layers.map((l) => [l, logHook(home, log, l)]));
+    writeTree(managed, { "managed-settings.json": settingsWith(hooks.managed!, switches.managed) });
+    writeTree(project, { ".claude/settings.local.json": settingsWith(hooks.local!, switches.local), ".claude/settings.json": settingsWith(hooks.project!, switches.project) });
+    writeTree(home, { "settings.json": settingsWith(hooks.user!, switches.user) });
+    return { log };
+  }
+  async function ran(log: string): Promise<string[]> {
+    const h = await host();
+    const out = await h.execute("Bash", { command: "true" }, { onAsk: () => "allow" });
+    expect(out.status).toBe("ok");
+    return fs.existsSync(log) ? fs.readFileSync(log, "utf8").trim().split("\n").filter(Boolean).sort() : [];
+  }
+
+  it("disableAllHooks outside managed settings turns off every hook but the managed ones; the strongest layer that sets it wins", async () => {
+    let { log } = setup({ project: { disableAllHooks: true } });
+    expect(await ran(log)).toEqual(["managed"]);
+    const env = { CLAUDE_CONFIG_DIR: home, TOOLHOST_MANAGED_SETTINGS_DIR: managed };
+    const r = await runCli(["hooks", "--json", "--cwd", project], { env });
+    const rows = r.json<Array<{ plugin: string; runs: string }>>();
+    expect(rows.find((x) => x.plugin === "settings:managed")!.runs).not.toMatch(/^not run/);
+    expect(rows.find((x) => x.plugin === "settings:user")!.runs).toBe(`not run: disableAllHooks is true in ${path.join(project, ".claude/settings.json")} (only managed settings' hooks still run)`);
+    fs.rmSync(log, { force: true });
+    ({ log } = setup({ user: { disableAllHooks: true }, local: { disableAllHooks: false } }));
+    expect(await ran(log)).toEqual([...layers].sort());
+  });
+
+  it("in managed settings: disableAllHooks turns off every hook, allowManagedHooksOnly all but the managed ones; allowManagedHooksOnly elsewhere is ignored", async () => {
+    let { log } = setup({ managed: { disableAllHooks: true } });
+    expect(await ran(log)).toEqual([]);
+    fs.rmSync(log, { force: true });
+    ({ log } = setup({ managed: { allowManagedHooksOnly: true } }));
+    expect(await ran(log)).toEqual(["managed"]);
+    fs.rmSync(log, { force: true });
+    ({ log } = setup({ project: { allowManagedHooksOnly: true } }));
+    expect(await ran(log)).toEqual([...layers].sort());
+  });
+});

@@ -342,6 +342,40 @@ CASES.push(
     steps: [{ name: "Read", input: { file_path: "{{cwd}}/notes.txt" } }],
   },
   {
+    id: "settings-disable-all-hooks",
+    about: "disableAllHooks: true in project settings: no hook of any layer or plugin runs",
+    plugins: ["scenario-guard"],
+    files: { "notes.txt": "keep\n" },
+    settings: { project: { disableAllHooks: true, permissions: { allow: ["Bash(echo:*)"] } } },
+    hooks: [
+      { event: "PreToolUse", matcher: "*", label: "user-pre", where: "user" },
+      { event: "PreToolUse", matcher: "*", label: "project-pre" },
+      { event: "PreToolUse", matcher: "*", label: "local-pre", where: "local" },
+      { event: "SessionStart", label: "session-start" },
+    ],
+    steps: [bash("echo hi"), { name: "Read", input: { file_path: "{{cwd}}/notes.txt" } }],
+  },
+  {
+    id: "settings-disable-all-hooks-false",
+    about: "disableAllHooks: true in user settings, false in local settings: which wins",
+    settings: { user: { disableAllHooks: true }, local: { disableAllHooks: false }, project: { permissions: { allow: ["Bash(echo:*)"] } } },
+    hooks: [
+      { event: "PreToolUse", matcher: "*", label: "user-pre", where: "user" },
+      { event: "PreToolUse", matcher: "*", label: "project-pre" },
+    ],
+    steps: [bash("echo hi")],
+  },
+  {
+    id: "settings-managed-hooks-only-unmanaged",
+    about: "allowManagedHooksOnly: true in project settings (not managed): hooks still run",
+    settings: { project: { allowManagedHooksOnly: true, permissions: { allow: ["Bash(echo:*)"] } } },
+    hooks: [
+      { event: "PreToolUse", matcher: "*", label: "user-pre", where: "user" },
+      { event: "PreToolUse", matcher: "*", label: "project-pre" },
+    ],
+    steps: [bash("echo hi")],
+  },
+  {
     id: "stop-block-repeat",
     about: "a Stop hook that always blocks: how often Claude Code goes on, and stop_hook_active",
     settings: { project: { permissions: { allow: ["Bash(echo:*)"] } } },
