@@ -21,6 +21,7 @@ import { permissionRequest } from "./events/permission-request.ts";
 import { sessionEvent } from "./events/session.ts";
 import { checkHookMaps } from "./validate.ts";
 import { sessionEnvFiles } from "./payload.ts";
+import { SUPPORTED_EVENTS } from "./handlers.ts";
 
 export default definePlugin({
   name: PLUGIN_NAME,
@@ -40,8 +41,8 @@ export default definePlugin({
       if (registry.list("PostToolUseFailure").length) build.hooks.postToolUseFailure.tapPromise(tap, (post) => postToolUse(rt, "PostToolUseFailure", post));
       if (batchHandlers(rt).length) build.hooks.postToolBatch.tapPromise(tap, (batch) => postToolBatch(rt, batch));
       if (registry.list("PermissionRequest").length) build.hooks.permissionRequest.tapPromise(tap, (call) => permissionRequest(rt, call));
-      // Always: a UserPromptSubmit starts the prompt whose id later hook inputs carry, hooks on it or not.
-      build.hooks.sessionEvent.tapPromise(tap, (ev) => sessionEvent(rt, ev));
+      // With any hook loaded: a UserPromptSubmit starts the prompt whose id later hook inputs carry, hooks on it or not.
+      if (SUPPORTED_EVENTS.some((e) => registry.list(e).length)) build.hooks.sessionEvent.tapPromise(tap, (ev) => sessionEvent(rt, ev));
       if (registry.hasAsync) build.hooks.shape.tap({ name: PLUGIN_NAME, stage: SHAPE_STAGE_HOOK_CONTEXT }, deliverPending);
     });
   },
