@@ -58,7 +58,7 @@ export async function readConfiguration(h: HostState, gen: Generation): Promise<
   const cfg = await loadConfig({ cwd: h.cwd, configFile: h.options.configFile, inline: h.options.config });
   gen.problems.push(...cfg.problems);
   h.watchedFiles = cfg.watched;
-  const sources = await h.hooks.discover.promise(initialSources({ ...h.options, cwd: h.cwd }, cfg.config, cfg.file, gen.problems));
+  const sources = await h.hooks.discover.promise(initialSources({ ...h.options, cwd: h.cwd }, cfg.config, cfg.file, gen.problems, h.options.config));
   h.sources = dedupeSources(sources);
   return cfg;
 }

@@ -19,11 +19,20 @@ export function bundledRank(file: string | undefined): number {
   return i < 0 ? Infinity : i;
 }
 
-export function initialSources(opts: { bundled?: boolean; pluginDirs?: string[]; cwd: string }, config: HostConfig, configFile: string | undefined, problems: ProblemReport[]): PluginSource[] {
+/**
+ * `config` is the merged config; `inline` the embedder's own (createHost({ config })). The merge lists the file's
+ * `plugins` first and the inline config's after them: those are resolved from the working directory with no
+ * `from` — the user's, never held back as a project config's — the file's relative to the file.
+ */
+export function initialSources(opts: { bundled?: boolean; pluginDirs?: string[]; cwd: string }, config: HostConfig, configFile: string | undefined, problems: ProblemReport[], inline?: HostConfig): PluginSource[] {
   const sources: PluginSource[] = [];
   if (opts.bundled !== false) for (const f of BUNDLED_MANIFESTS) if (fs.existsSync(path.join(BUNDLED_DIR, f))) sources.push({ kind: "bundled", path: path.join(BUNDLED_DIR, f) });
   // An invalid config (reported elsewhere) may hold anything here: only a list of strings names plugins.
-  for (const p of Array.isArray(config.plugins) ? config.plugins : []) if (typeof p === "string") sources.push(resolvePluginRef(p, configFile, opts.cwd, problems));
+  const all = Array.isArray(config.plugins) ? config.plugins : [];
+  const fromInline = Array.isArray(inline?.plugins) ? Math.min(inline.plugins.length, all.length) : 0;
+  all.forEach((p, i) => {
+    if (typeof p === "string") sources.push(resolvePluginRef(p, i >= all.length - fromInline ? undefined : configFile, opts.cwd, problems));
+  });
   for (const d of opts.pluginDirs ?? []) sources.push({ kind: "plugin-dir", path: path.resolve(opts.cwd, d) });
   return sources;
 }

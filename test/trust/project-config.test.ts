@@ -33,6 +33,24 @@ beforeEach(() => {
 });
 
 describe("a toolhost config found in an untrusted project", { timeout: 120_000 }, () => {
+  it("the embedder's inline config is the user's: the plugins it names load, the project file's still wait", async () => {
+    const mine = writeTree(path.join(root, "mine"), {
+      "toolhost.plugin.json": { name: "mine", main: "./index.mjs" },
+      "index.mjs": `import fs from "node:fs";\nfs.writeFileSync(${JSON.stringify(path.join(root, "mine-ran"))}, "");\nexport default { name: "mine", apply() {} };\n`,
+    });
+    const warnings: string[] = [];
+    const h = await createHost({ cwd: repo, watch: false, trustWorkspace: false, config: { plugins: [mine] }, logger: { warn: (m) => void warnings.push(m), error: (m) => void warnings.push(m) } });
+    try {
+      expect(fs.existsSync(path.join(root, "mine-ran"))).toBe(true);
+      expect(fs.existsSync(path.join(repo, "evil-ran"))).toBe(false);
+      const held = h.problems().filter((p) => /not loaded: plugin/.test(p.message));
+      expect(held.map((p) => p.message).join("\n")).toMatch(/plugins\/evil/);
+      expect(held.map((p) => p.message).join("\n")).not.toMatch(/mine/);
+    } finally {
+      await h.close();
+    }
+  });
+
   it("loads none of its plugins and applies none of its hooks, and says so once", async () => {
     const r = await cli(["call", "Read", JSON.stringify({ file_path: path.join(repo, "readme.txt") }), "--json"]);
     expect(r.json().executed).toBe(true);
