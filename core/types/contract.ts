@@ -61,10 +61,7 @@ export interface PreToolUseContext extends Traced {
   readonly call: CallState;
   /** The input as it stands after earlier handlers. */
   readonly input: any;
-  /**
-   * Record a decision; decisions combine as deny > defer > ask > allow. `cite` names the rule and file the
-   * decision cites (default: rule "PreToolUse hook", no file), as a permission rule's decision does.
-   */
+  /** Record a decision (deny > defer > ask > allow); `cite`: its rule and file (default rule "PreToolUse hook"). */
   decide(decision: HookDecision, reason: string, source: string, cite?: { rule?: string; file?: string }): void;
   /** Replace the input seen by later handlers and by the tool (re-validated and deny-checked). */
   updateInput(input: Record<string, unknown>, source: string): void;

@@ -23,64 +23,17 @@ import { isCommitTrigger, parseReminder, type Reminder } from "./remind.ts";
 import { alternatives, generated, immutable, notSpan } from "./shapes.ts";
 import { globSource } from "../../lib/rules/paths.ts";
 import { isDirectory, looksLikeCommand, looksLikePath, pathSpec, plain, sentences, spans, valid, type Span } from "./text.ts";
+import { resolveConflicts, toldEdits } from "./conflicts.ts";
+import type { Compiled, CompiledRule, State } from "./types.ts";
 import { ASK, LABEL, NOT_ASK, PROGRAMS, PROHIBIT, UNLESS_ASKED } from "./words.ts";
 
 export type { Behavior } from "./bans.ts";
+export type { Compiled, CompiledRule, Unenforced } from "./types.ts";
 export type { Reminder } from "./remind.ts";
 export { MAX_LINE } from "./blocks.ts";
 
-export interface CompiledRule {
-  behavior: Behavior;
-  /** The rule in Claude Code's grammar (`Bash(git push --force *)`, `Edit(generated/**)`, `WebFetch`). */
-  rule: string;
-  file: string;
-  /** 1-based line of the sentence. */
-  line: number;
-  /** The sentence as written (trimmed, markdown bullets removed). */
-  text: string;
-  /** The directory this AGENTS.md governs: path rules are anchored here; Bash rules apply to commands run below it. */
-  scope: string;
-  /** Extra guidance for the model ("use pnpm instead"). */
-  hint?: string;
-  /** Other lines that state the same rule (it is compiled once, citing the first). */
-  also?: number[];
-}
-
-export interface Unenforced {
-  file: string;
-  line: number;
-  text: string;
-  why: string;
-  /** What kind of advice it is; "unclassified" fails `toolhost agents --strict`, "conflict" names the rule it would have been. */
-  kind?: AdviceKind;
-}
-
-export interface Compiled {
-  rules: CompiledRule[];
-  reminders: Reminder[];
-  unenforced: Unenforced[];
-  /** Problems worth a warning (a bad rule in an explicit block, an `allow` line). */
-  problems: Unenforced[];
-}
-
 /** Code spans per sentence beyond which a line is not compiled (a generated table, not an instruction). */
 const MAX_SPANS = 24;
-
-interface State {
-  file: string;
-  scope: string;
-  out: Compiled;
-  seen: Set<string>;
-  /** Rules compiled from prose (fenced rules are exact and never conflict-checked). */
-  prose: Set<CompiledRule>;
-  told: Map<string, number>;
-  /** Paths the file tells the agent to create or edit ("Create reproduction scripts in `repros/`"). */
-  toldEdits: Map<string, number>;
-  /** Edit rules that came from "do not delete / remove": the path they name. */
-  deletes: Map<CompiledRule, string>;
-  prev: string[];
-  program?: string;
-}
 
 function explicitBlock(f: Fence, st: State): void {
   const { file, scope, out } = st;
@@ -115,6 +68,7 @@ function addRule(st: State, r: CompiledRule, prose: boolean, deletes?: string): 
   st.out.rules.push(r);
   if (prose) st.prose.add(r);
 }
+
 
 /** "**NO force pushes**: `git push --force`", "FORBIDDEN: `pip install`", "Ask first: adding dependencies", "**`afl-cmin`**: Do not use `@@`". */
 function relabel(s: string): { s: string; program?: string } {
@@ -396,58 +350,3 @@ export function compileAgentsMd(text: string, file: string, scope: string): Comp
   return out;
 }
 
-/** "Create reproduction scripts in `repros/`", "updating the version-keyed entry in `pnpm-workspace.yaml`": paths the file tells the agent to write. */
-// (the imperative or a gerund: "A GitHub Action adds `.changeset/*.md`" tells the agent nothing)
-const TOLD_EDIT = /\b(?:edit(?:ing)?|updat(?:e|ing)|modify(?:ing)?|chang(?:e|ing)|creat(?:e|ing)|add(?:ing)?|writ(?:e|ing)|put(?:ting)?|plac(?:e|ing)|stor(?:e|ing)|sav(?:e|ing)|append(?:ing)?|register(?:ing)?|bump(?:ing)?)\b[^`.;:]{0,40}$/i;
-function toldEdits(s: string, sp: Span[], told: Map<string, number>, line: number): void {
-  for (const x of sp) {
-    if (!looksLikePath(x.text) || !/[./*]/.test(x.text) || told.has(x.text)) continue;
-    const before = s.slice(Math.max(0, x.at - 60), x.at);
-    if (TOLD_EDIT.test(before) && !/\b(?:not|never|no)\b[^`]*$/i.test(before)) told.set(x.text, line);
-  }
-}
-
-/**
- * The told edit an Edit rule would block, if any. Pure (the rule's own glob against the told path, as the
- * permissions matcher reads it: a pattern without a slash matches at any depth): no file system calls at
- * compile time.
- */
-function editConflict(rule: string, told: Map<string, number>): { path: string; line: number } | undefined {
-  if (!rule.startsWith("Edit(") || !rule.endsWith(")")) return undefined;
-  const spec = rule.slice(5, -1).replace(/^\.\//, "");
-  const trimmed = spec.replace(/\/+$/, "");
-  const anchored = trimmed.includes("/") && !/^[^/]+\/\*\*$/.test(spec);
-  const re = new RegExp(`^${anchored ? "" : "(?:.*/)?"}${globSource(trimmed)}$`);
-  for (const [p, line] of told) {
-    const probe = (isDirectory(p) ? `${p.replace(/\/+$/, "")}/new-file` : p).replace(/^\.\//, "");
-    if (re.test(probe)) return { path: p, line };
-  }
-  return undefined;
-}
-
-/**
- * A deny rule that would block a command the file tells the agent to run, or a file it tells the agent to
- * write, is reported, not enforced. "Do not delete files from `repros/`" next to "create scripts in
- * `repros/`" bans the deletion only: `Bash(rm *repros/*)`.
- */
-function resolveConflicts(st: State): void {
-  if ((!st.told.size && !st.toldEdits.size) || !st.prose.size) return;
-  const keep: CompiledRule[] = [];
-  const facts = new Map();
-  const words = new Map<string, string[]>();
-  for (const r of st.out.rules) {
-    const prose = st.prose.has(r);
-    const e = prose && st.toldEdits.size ? editConflict(r.rule, st.toldEdits) : undefined;
-    const del = e && st.deletes.get(r);
-    if (del) {
-      const p = del.replace(/^\.\//, "");
-      keep.push({ ...r, rule: `Bash(rm *${isDirectory(p) ? `${p.replace(/\/+$/, "")}/` : p}*)`, hint: `deleting it is what the line bans; line ${e.line} tells the agent to write there` });
-      continue;
-    }
-    // (an ask blocks nothing: the user may still say yes)
-    const c = prose && r.behavior === "deny" ? (conflictOf(r.rule, st.told, st.scope, facts, words) ?? (e && { command: `edit ${e.path}`, line: e.line })) : undefined;
-    if (!c) keep.push(r);
-    else st.out.unenforced.push({ file: r.file, line: r.line, text: r.text, why: `${r.behavior} ${r.rule} would block \`${c.command}\`, which line ${c.line} tells the agent to ${c.command.startsWith("edit ") ? "do" : "run"}`, kind: "conflict" });
-  }
-  st.out.rules = keep;
-}
