@@ -243,10 +243,11 @@ export function ruleHit(r: ParsedRule, f: CallFacts, behavior: Behavior, root: s
  * edit family (Write, NotebookEdit, MultiEdit), as Claude Code's bare Read rule covers Grep and Glob: the
  * searching tools read the very files the rule keeps from the model. Allow rules stay per tool.
  */
+export function coversFamily(r: ParsedRule, tool: string): boolean {
+  return !r.toolRe && r.mcpServer === undefined && ((r.tool === "Read" && READ_TOOLS.has(tool)) || (r.tool === "Edit" && EDIT_TOOLS.has(tool)));
+}
 function familyMember(r: ParsedRule, tool: string): Hit | undefined {
-  if (r.toolRe || r.mcpServer !== undefined) return undefined;
-  if ((r.tool === "Read" && READ_TOOLS.has(tool)) || (r.tool === "Edit" && EDIT_TOOLS.has(tool))) return { what: `${tool} (the ${r.tool} family)` };
-  return undefined;
+  return coversFamily(r, tool) ? { what: `${tool} (the ${r.tool} family)` } : undefined;
 }
 
 /**

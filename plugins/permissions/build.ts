@@ -4,8 +4,7 @@
  * for searching tools, and the deny → rules → tool → fallback decisions of each call.
  */
 import { POOL_STAGE_DENY, DENY_STAGE_SETTINGS, PERMISSION_STAGE_FALLBACK, PERMISSION_STAGE_RULES, PERMISSION_STAGE_TOOL, type BuildView, type CallState, type Exclusion, type PluginContext, type PoolSnapshot, type ProblemReport, type ReadFilter, type Tool } from "../../core/index.ts";
-import { readDenyFilter } from "../../lib/rules/match.ts";
-import { EDIT_TOOLS, READ_TOOLS } from "../../lib/rules/rule.ts";
+import { coversFamily, readDenyFilter } from "../../lib/rules/match.ts";
 import { denyDecision, factsFor, fallbackDecision, PLUGIN_NAME, rulesDecision, toolDecision, type CallView } from "./decide.ts";
 import { runExamples } from "./examples.ts";
 import { collectRules, unknownToolWarnings, where, type RuleEntry, type RuleSet } from "./rules.ts";
@@ -92,7 +91,7 @@ function blanketDeny(rs: RuleSet, tool: Tool): Exclusion | undefined {
     const r = e.rule;
     const hit = r.mcpServer !== undefined ? tool.name.startsWith(`mcp__${r.mcpServer}__`) : r.toolRe ? r.toolRe.test(tool.name) : r.tool === tool.name || !!tool.aliases?.includes(r.tool);
     // A bare `Read` covers the read family (Grep, Glob, LSP …), a bare `Edit` the edit family (Write, NotebookEdit …).
-    const family = !hit && !r.toolRe && r.mcpServer === undefined && ((r.tool === "Read" && READ_TOOLS.has(tool.name)) || (r.tool === "Edit" && EDIT_TOOLS.has(tool.name)));
+    const family = !hit && coversFamily(r, tool.name);
     if (hit || family) return { name: tool.name, reason: `denied by rule "${e.source}"${family ? ` (which covers the ${r.tool} family)` : ""} (${where(e)})`, rule: e.source, plugin: e.plugin, file: e.file };
   }
   return undefined;
