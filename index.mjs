@@ -1,8 +1,9 @@
-// Package entry: toolhost runs from its TypeScript sources through jiti (no build step).
+// Package entry: the start-up bundle (dist/, bin/dist.mjs) while it matches the sources, else the TypeScript sources through jiti.
 // The names below must equal core/index.ts's value exports: test/contract/public-api.test.ts checks it.
+import { importEntry } from "./bin/dist.mjs";
 import { importTs } from "./bin/jiti-load.mjs";
 // interopDefault off: its Proxy would sit on every cross-module binding read of the per-call path.
-const api = await importTs(import.meta.url, "./core/index.ts", { interopDefault: false });
+const api = await importEntry("core/index.ts", () => importTs(import.meta.url, "./core/index.ts", { interopDefault: false }));
 export const {
   createHost, Host, PACKAGE_ROOT, defineTool, definePlugin, isToolDefinition, isPluginDefinition, textResult, resultText,
   ToolhostError, PluginError, UsageError, errorMessage, loadConfig, suggest, editDistance,

@@ -25,6 +25,7 @@ const home = process.env.TOOLHOST_TEST_HOME || (process.env.TOOLHOST_TEST_HOME =
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    globalSetup: ["test/bundle.setup.ts"],
     pool: "forks",
     testTimeout: 60_000,
     hookTimeout: 60_000,

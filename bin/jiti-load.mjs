@@ -6,7 +6,6 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { createJiti } from "jiti";
 
 const WRITE_ERRORS = new Set(["ENOSPC", "EDQUOT", "EROFS", "EACCES", "EPERM", "ENOTDIR", "EEXIST", "EISDIR", "ENOENT"]);
 const PROBE = Buffer.alloc(16 * 1024);
@@ -45,6 +44,7 @@ function cacheWriteFailed(e, dir) {
 
 /** `jiti.import(file)` with `opts`, surviving an unwritable cache. */
 export async function importTs(from, file, opts = {}) {
+  const { createJiti } = await import("jiti");
   const fsCache = jitiCacheDir(from);
   try {
     return await createJiti(from, { ...opts, fsCache }).import(file);

@@ -43,7 +43,8 @@ export function pluginCommands(taken: ReadonlySet<string>): Command[] {
       out.push({
         name, summary, usage, values, repeat, flags, exits,
         run: async (ctx) => {
-          const mod = (await import(file)) as { run?: (c: CommandContext) => Promise<number> };
+          const { importCached } = await import("../index.ts");
+          const mod = (await importCached(file, { moduleCache: true, interopDefault: false })) as { run?: (c: CommandContext) => Promise<number> };
           if (typeof mod.run !== "function") throw new Error(`${file} (cliCommands "${name}" of ${f}) does not export run(ctx)`);
           return mod.run(ctx);
         },

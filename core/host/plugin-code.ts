@@ -6,7 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createHash } from "node:crypto";
-import { createJiti } from "jiti";
+import { pathToFileURL } from "node:url";
 import type { LoadedPlugin, PluginDefinition } from "../types.ts";
 import { pluginVars, sanitizeId, toolhostHome } from "../manifest/paths.ts";
 import { isPluginDefinition } from "../plugin.ts";
@@ -131,7 +131,11 @@ function cacheLost(dir: string, e: unknown): false {
 export async function importCached(file: string, opts: { moduleCache: boolean; interopDefault: boolean }, freshRoot?: string): Promise<unknown> {
   // `import … from "toolhost"` (and toolhost/rules, /testing, /adapters) in a plugin module is the host's own copy,
   // wherever the plugin lives: a plugin outside any node_modules that holds toolhost still loads.
-  const o = { ...opts, alias: { toolhost: PACKAGE_ROOT } };
+  const dist = distRegistry();
+  const copy = dist?.modules[path.relative(PACKAGE_ROOT, file)];
+  if (copy) return import(pathToFileURL(path.join(dist.dir, copy)).href);
+  const o = { ...opts, alias: dist ? distAliases(dist) : { toolhost: PACKAGE_ROOT } };
+  const { createJiti } = await import("jiti");
   const load = (fsCache: string | false) => (freshRoot ? importFresh(file, freshRoot, { ...o, fsCache }) : createJiti(import.meta.url, { ...o, fsCache }).import(file));
   const fsCache = jitiCache();
   try {
@@ -142,4 +146,33 @@ export async function importCached(file: string, opts: { moduleCache: boolean; i
     cacheDir = cacheLost(fsCache, e);
     return load(false);
   }
+}
+
+declare const __TOOLHOST_DIST__: boolean | undefined;
+interface DistRegistry {
+  dir: string;
+  modules: Record<string, string>;
+}
+
+/**
+ * When core itself runs from the start-up bundle (scripts/bundle.mjs defines __TOOLHOST_DIST__), what
+ * bin/dist.mjs registered: the bundled modules by source path. From sources (jiti, vitest) undefined.
+ */
+function distRegistry(): DistRegistry | undefined {
+  if (typeof __TOOLHOST_DIST__ === "undefined") return undefined;
+  return ((globalThis as Record<symbol, unknown>)[Symbol.for("toolhost.dist")] as DistRegistry | false | undefined) || undefined;
+}
+
+/**
+ * `toolhost` and its subpaths for a plugin jiti loads: the bundle's own modules (dist/shim/*.mjs, imported
+ * natively), so the plugin and the host share one copy of core.
+ */
+function distAliases(dist: DistRegistry): Record<string, string> {
+  const shim = (n: string) => path.join(dist.dir, "shim", `${n}.mjs`);
+  return {
+    "toolhost/manifest.schema.json": path.join(PACKAGE_ROOT, "manifest.schema.json"),
+    "toolhost/package.json": path.join(PACKAGE_ROOT, "package.json"),
+    "toolhost/rules": shim("rules"), "toolhost/adapters": shim("adapters"), "toolhost/testing": shim("testing"),
+    toolhost: shim("index"),
+  };
 }
