@@ -16,6 +16,11 @@ interface Tap {
   fn: TapFn;
 }
 
+/** The trace of a call among a tap's arguments (the call state is the first or second one). */
+function traceIn(a: unknown, b: unknown): TraceEntry[] | undefined {
+  return (a !== null && typeof a === "object" ? traceField(a) : undefined) ?? (b !== null && typeof b === "object" ? traceField(b) : undefined);
+}
+
 function traceOf(args: unknown[]): TraceEntry[] | undefined {
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
@@ -43,8 +48,12 @@ function outcomeOf(v: unknown): string | undefined {
   return "returned";
 }
 
-/** Install the attribution and tracing interceptor on `hook` (full name "build.deny"). */
-export function instrument<H extends { intercept: Function; name?: string }>(hook: H, name: string, policy: FailurePolicy, sink: ProblemSink, waterfall = false): H {
+/**
+ * Install the attribution and tracing interceptor on `hook` (full name "build.deny"). `arity` is the hook's
+ * argument count: sync taps of one- and two-argument hooks (every hook of the table) get a wrapper with fixed
+ * parameters, so the per-call path allocates no rest array and makes no spread call per tap.
+ */
+export function instrument<H extends { intercept: Function; name?: string }>(hook: H, name: string, policy: FailurePolicy, sink: ProblemSink, waterfall = false, arity = 0): H {
   (hook as { name?: string }).name = name;
   hook.intercept({
     register(tap: Tap) {
@@ -61,7 +70,7 @@ export function instrument<H extends { intercept: Function; name?: string }>(hoo
         trace?.push({ stage: name, plugin: tap.name, ms: performance.now() - t0, outcome: outcomeOf(out) });
         return out;
       };
-      tap.fn = tap.type === "sync" ? wrapSync(tap.fn, fail, done) : tap.type === "promise" ? wrapPromise(tap.fn, fail, done) : wrapCallback(tap.fn, fail, done);
+      tap.fn = tap.type === "sync" ? (arity === 1 || arity === 2 ? wrapSyncFixed(tap.fn, fail, done, arity) : wrapSync(tap.fn, fail, done)) : tap.type === "promise" ? wrapPromise(tap.fn, fail, done) : wrapCallback(tap.fn, fail, done);
       return tap;
     },
   });
@@ -89,6 +98,21 @@ function wrapSync(fn: TapFn, fail: Fail, done: Done): TapFn {
       return fail(err, args);
     }
     return done(trace, t0, out);
+  };
+}
+
+/** wrapSync for a hook of one or two arguments: the tap is called with exactly that many, as tapable does. */
+function wrapSyncFixed(fn: TapFn, fail: Fail, done: Done, arity: 1 | 2): TapFn {
+  return (a, b) => {
+    const trace = traceIn(a, b);
+    const t0 = trace ? performance.now() : 0;
+    let out: unknown;
+    try {
+      out = arity === 1 ? fn(a) : fn(a, b);
+    } catch (err) {
+      return fail(err, arity === 1 ? [a] : [a, b]);
+    }
+    return trace ? done(trace, t0, out) : out;
   };
 }
 

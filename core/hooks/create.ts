@@ -12,7 +12,7 @@ function createFrom<T>(owner: string, rows: Record<string, HookRow>, sink: Probl
   const out: Record<string, unknown> = {};
   for (const [key, r] of Object.entries(rows)) {
     const Hook = classes[r.kind as HookKind] as unknown as new (args: string[]) => { intercept: Function };
-    out[key] = instrument(new Hook([...r.args]), `${owner}.${key}`, r.failure, sink, r.kind.endsWith("WaterfallHook"));
+    out[key] = instrument(new Hook([...r.args]), `${owner}.${key}`, r.failure, sink, r.kind.endsWith("WaterfallHook"), r.args.length);
   }
   return Object.freeze(out) as T;
 }
