@@ -57,7 +57,10 @@ function cpuMs(pid: number | null): number | undefined {
   }
 }
 
-/** A project whose config names the given servers and allows everything the bench calls. */
+/**
+ * A project whose config names the given servers and allows everything the bench calls. `serve` names it with
+ * --config (the user's own config), so workspace trust does not hold its servers and rules back.
+ */
 function project(servers: Record<string, unknown>, allow: string[]): string {
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "toolhost-bench-mcp-")));
   const config: Record<string, unknown> = { permissions: { allow }, mcpServers: servers };
@@ -89,7 +92,7 @@ async function echoLatency(): Promise<void> {
   const ways = [
     await way("direct", "echo", NODE, [EVERYTHING]),
     await way("thin SDK proxy", "echo", NODE, [PROXY, NODE, EVERYTHING]),
-    await way("toolhost serve", "mcp__everything__echo", NODE, [BIN, "serve", "--cwd", dir, "--no-watch"]),
+    await way("toolhost serve", "mcp__everything__echo", NODE, [BIN, "serve", "--cwd", dir, "--config", path.join(dir, "toolhost.config.json"), "--no-watch"]),
   ];
   // Sanity: every way answers the same.
   for (const w of ways) {
@@ -160,7 +163,7 @@ async function coldStart(): Promise<void> {
     await Promise.all(clients.map((c) => c.close()));
 
     t0 = performance.now();
-    const c = await connect(NODE, [BIN, "serve", "--cwd", dir, "--no-watch"]);
+    const c = await connect(NODE, [BIN, "serve", "--cwd", dir, "--config", path.join(dir, "toolhost.config.json"), "--no-watch"]);
     const l = await c.listTools();
     serve.push(performance.now() - t0);
     tools = l.tools.length;
