@@ -18,7 +18,7 @@ async function changed(root, f, [mtime, size, sha1]) {
   const st = await fs.promises.stat(file).catch(() => undefined);
   if (!st) return `${f} is gone since dist/ was built`;
   if (st.size === size && (st.mtimeMs === mtime || createHash("sha1").update(await fs.promises.readFile(file)).digest("hex") === sha1)) return undefined;
-  return `${f} changed since dist/ was built (npm run build)`;
+  return `${f} changed since dist/ was built`;
 }
 
 /**
@@ -32,20 +32,21 @@ export function openDist(root) {
   try {
     m = JSON.parse(fs.readFileSync(path.join(dir, "modules.json"), "utf8"));
   } catch (e) {
-    return { stale: e?.code === "ENOENT" ? "dist/ is not built (npm run build)" : `dist/modules.json unreadable: ${e?.message ?? e}` };
+    return { stale: e?.code === "ENOENT" ? "dist/ is not built" : `dist/modules.json unreadable: ${e?.message ?? e}` };
   }
   const trusted = root.split(path.sep).includes("node_modules");
   const fresh = trusted ? Promise.resolve(undefined) : Promise.all(Object.entries(m.stamps ?? {}).map(([f, s]) => changed(root, f, s))).then((why) => why.find(Boolean));
   return { dir, modules: m.modules ?? {}, fresh };
 }
 
-/** This package's bundle (opened once per process), or undefined with TOOLHOST_DIST=0 or none built. */
+/**
+ * This package's bundle (opened once per process), or undefined with TOOLHOST_DIST=0 or none built. What it
+ * leaves on globalThis[Symbol.for("toolhost.dist")] — the bundle, or `{ stale: why }` — is what core reads to
+ * import bundled modules and what `toolhost doctor` reports.
+ */
 function thisDist() {
-  if (globalThis[KEY] === undefined) {
-    const d = process.env.TOOLHOST_DIST === "0" ? {} : openDist(ROOT);
-    globalThis[KEY] = d.dir ? d : false;
-  }
-  return globalThis[KEY] || undefined;
+  if (globalThis[KEY] === undefined) globalThis[KEY] = process.env.TOOLHOST_DIST === "0" ? { stale: "TOOLHOST_DIST=0" } : openDist(ROOT);
+  return globalThis[KEY].dir ? globalThis[KEY] : undefined;
 }
 
 /**
@@ -58,7 +59,7 @@ export async function importEntry(source, fallback) {
   if (!f) return fallback();
   const [stale, mod] = await Promise.all([d.fresh, import(pathToFileURL(path.join(d.dir, f)).href).catch((error) => ({ error }))]);
   if (stale) {
-    globalThis[KEY] = false;
+    globalThis[KEY] = { stale };
     return fallback();
   }
   if (mod.error) throw mod.error;

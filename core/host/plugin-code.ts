@@ -160,7 +160,8 @@ interface DistRegistry {
  */
 function distRegistry(): DistRegistry | undefined {
   if (typeof __TOOLHOST_DIST__ === "undefined") return undefined;
-  return ((globalThis as Record<symbol, unknown>)[Symbol.for("toolhost.dist")] as DistRegistry | false | undefined) || undefined;
+  const d = (globalThis as Record<symbol, unknown>)[Symbol.for("toolhost.dist")] as Partial<DistRegistry> | undefined;
+  return d?.dir ? (d as DistRegistry) : undefined;
 }
 
 /**

@@ -24,7 +24,14 @@ const MIN_NODE = [20, 19];
 export function runtime(): Finding[] {
   const [maj, min] = process.versions.node.split(".").map(Number) as [number, number];
   const ok = maj > MIN_NODE[0]! || (maj === MIN_NODE[0] && min >= MIN_NODE[1]!);
-  return [{ section: "runtime", level: ok ? "ok" : "error", what: `node ${process.versions.node}`, detail: ok ? undefined : `toolhost needs Node ${MIN_NODE.join(".")} or newer` }];
+  return [{ section: "runtime", level: ok ? "ok" : "error", what: `node ${process.versions.node}`, detail: ok ? undefined : `toolhost needs Node ${MIN_NODE.join(".")} or newer` }, startUp()];
+}
+
+/** Where this process's toolhost code came from: the start-up bundle, or the sources and why (bin/dist.mjs records it). */
+function startUp(): Finding {
+  const d = (globalThis as Record<symbol, unknown>)[Symbol.for("toolhost.dist")] as { dir?: string; stale?: string } | undefined;
+  if (d?.dir) return { section: "runtime", level: "ok", what: "start-up bundle", detail: `${d.dir} (built from these sources)` };
+  return { section: "runtime", level: "ok", what: "start-up from the TypeScript sources (jiti)", detail: d?.stale ? `${d.stale}; \`npm run build\` makes start-up faster` : "not started through bin/toolhost.mjs or the package entry" };
 }
 
 /** Config and settings files: those that exist and were read, and those searched for but absent. */

@@ -40,6 +40,13 @@ describe("the start-up bundle", () => {
     }
   }, 120_000);
 
+  it("toolhost doctor says where this process's code came from", async () => {
+    const cwd = tmpdir();
+    const finding = async (env: Record<string, string>) => (JSON.parse((await runCli(["doctor", "--json"], { cwd, env })).stdout).findings as Array<{ what: string; detail?: string }>).find((f) => f.what.startsWith("start-up"));
+    expect(await finding({})).toEqual({ section: "runtime", level: "ok", what: "start-up bundle", detail: `${path.join(REPO, "dist")} (built from these sources)` });
+    expect((await finding({ TOOLHOST_DIST: "0" }))?.detail).toMatch(/^TOOLHOST_DIST=0; `npm run build` makes start-up faster$/);
+  }, 60_000);
+
   it("is stale when a source changed (size, or content behind a moved mtime) or is gone, and trusted inside node_modules", async () => {
     const root = tmpdir();
     fs.mkdirSync(path.join(root, "dist"));
