@@ -18,24 +18,28 @@ export function isInside(p: string, dir: string): boolean {
  * Other errors (EACCES, ELOOP) return `abs` as given.
  */
 export function realpathLoose(abs: string, hops = 0): string {
+  let code: string | undefined;
   try {
-    return fs.realpathSync.native(abs);
+    // A path that is not there (a new file, an operand that is no file) costs an exception from realpath;
+    // existsSync and lstat say so without one (lstat fails with ENOENT exactly when realpath would).
+    if (fs.existsSync(abs) || fs.lstatSync(abs, { throwIfNoEntry: false })) return fs.realpathSync.native(abs);
+    code = "ENOENT";
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code !== "ENOENT" && code !== "ENOTDIR") return abs;
-    const parent = path.dirname(abs);
-    if (parent === abs) return abs;
-    const dir = realpathLoose(parent, hops);
-    const here = path.join(dir, path.basename(abs));
-    if (code === "ENOENT" && hops < 32) {
-      try {
-        if (fs.lstatSync(here).isSymbolicLink()) return realpathLoose(path.resolve(dir, fs.readlinkSync(here)), hops + 1);
-      } catch {
-        /* not there at all */
-      }
-    }
-    return here;
+    code = (e as NodeJS.ErrnoException).code;
   }
+  if (code !== "ENOENT" && code !== "ENOTDIR") return abs;
+  const parent = path.dirname(abs);
+  if (parent === abs) return abs;
+  const dir = realpathLoose(parent, hops);
+  const here = path.join(dir, path.basename(abs));
+  if (code === "ENOENT" && hops < 32) {
+    try {
+      if (fs.lstatSync(here, { throwIfNoEntry: false })?.isSymbolicLink()) return realpathLoose(path.resolve(dir, fs.readlinkSync(here)), hops + 1);
+    } catch {
+      /* not there at all */
+    }
+  }
+  return here;
 }
 
 /**

@@ -290,7 +290,8 @@ function commandSegment(
   const vals = words.map((w) => w.value);
   const head = words[0]!;
   // Operands as the shell will pass them (expansion before any path check).
-  const xwords = [head, ...words.slice(1).flatMap((w) => expandArg(w, env))];
+  const xwords = [head];
+  for (let k = 1; k < words.length; k++) xwords.push(...expandArg(words[k]!, env));
   const xvals = xwords.map((w) => w.value);
   const verdict = name ? readOnlyVerdict(name, xvals) : undefined;
   const io = fileArgs(name, xwords, dir);
@@ -319,15 +320,26 @@ function commandSegment(
     inner: depth > 0 || undefined,
   };
   const bare = vals.join(" ");
-  const full = [...sc.assigns.map((a) => a.raw), ...fullWords.map((w) => w.value)].join(" ");
-  const deny = new Set([seg.text, seg.rawText, bare, words.map((w) => w.raw).join(" "), full, fullWords.map((w) => w.value).join(" "), xvals.join(" ")]);
-  if (head.value.includes("/")) deny.add([name, ...vals.slice(1)].join(" "));
+  const fullVals = fullWords.length === words.length ? bare : fullWords.map((w) => w.value).join(" ");
+  const full = sc.assigns.length ? [...sc.assigns.map((a) => a.raw), fullVals].join(" ") : fullVals;
+  const deny: string[] = [];
+  const add = (t: string) => {
+    if (!deny.includes(t)) deny.push(t);
+  };
+  add(seg.text);
+  add(seg.rawText);
+  add(bare);
+  add(words.map((w) => w.raw).join(" "));
+  add(full);
+  add(fullVals);
+  add(xwords.length === words.length && xwords.every((w, k) => w === words[k]) ? bare : xvals.join(" "));
+  if (head.value.includes("/")) add([name, ...vals.slice(1)].join(" "));
   if (name === "git") {
     // Deny texts without git's global options (`git -C . push` is `git push`).
     const g = gitSplit(vals.slice(1));
-    if (g.sub) deny.add(["git", g.sub, ...g.rest].join(" "));
+    if (g.sub) add(["git", g.sub, ...g.rest].join(" "));
   }
-  seg.denyTexts = [...deny];
+  seg.denyTexts = deny;
   if (!DATA_HEADS.has(name) && !WRAPPERS.has(name) && !EXEC_THROUGH[name] && name !== "find" && depth === 0) {
     for (let k = 1; k < words.length; k++) {
       const w = words[k]!;
@@ -424,8 +436,10 @@ function skipWrapper(
 }
 
 function textOf(sc: SimpleCommand, words: ShellWord[], raw: boolean): string {
-  const env = sc.assigns.filter((a) => !SAFE_ENV.has(a.name)).map((a) => a.raw);
-  return [...env, ...words.map((w) => (raw ? w.raw : w.value))].join(" ");
+  let out: string | undefined;
+  for (const a of sc.assigns) if (!SAFE_ENV.has(a.name)) out = out === undefined ? a.raw : `${out} ${a.raw}`;
+  for (const w of words) out = out === undefined ? (raw ? w.raw : w.value) : `${out} ${raw ? w.raw : w.value}`;
+  return out ?? "";
 }
 
 /** A variable's value as the shell would see it, for simple literal assignments (else ""). */

@@ -105,6 +105,8 @@ function innermostBrace(w: string): { start: number; end: number; alts: string[]
  * directory, braces expanded (a quoted word keeps its literal too). Unknown stays as it is (dynamic).
  */
 export function expandArg(w: ShellWord, env: ExpandEnv): ShellWord[] {
+  // the common word: literal, no `~+`, no braces — it is what it says
+  if (!w.dynamic && !w.tilde && !(w.value.includes("{") && w.value.includes("}"))) return [w];
   let v = staticValue(w, env);
   if (v === undefined) return [w];
   // A value that comes from running a command (`$(echo x)`) is checked by deny rules but never

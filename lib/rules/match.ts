@@ -191,7 +191,8 @@ export function ruleHit(r: ParsedRule, f: CallFacts, behavior: Behavior, root: s
     }
     case "path": {
       if (!f.paths && !f.bash) return undefined;
-      const m = () => pathMatcher(r, f.cwd, root, behavior);
+      let matcher: PathMatcher | undefined;
+      const m = () => (matcher ??= pathMatcher(r, f.cwd, root, behavior));
       const viaFamily =
         toolMatches(r, tool) ||
         // A Read deny/ask also guards edits; an Edit allow also grants reads.
@@ -203,8 +204,7 @@ export function ruleHit(r: ParsedRule, f: CallFacts, behavior: Behavior, root: s
       }
       if (f.bash && !r.onlyTool && behavior !== "allow") {
         for (const s of f.bash.segments) {
-          const ps = [...(r.family === "read" ? f.segReads!.get(s) ?? [] : []), ...(f.segWrites!.get(s) ?? [])];
-          const p = ps.find((x) => pathHits(m(), x, behavior));
+          const p = (r.family === "read" ? f.segReads!.get(s)?.find((x) => pathHits(m(), x, behavior)) : undefined) ?? f.segWrites!.get(s)?.find((x) => pathHits(m(), x, behavior));
           if (p) return { what: p.abs, via: s.text };
         }
       }

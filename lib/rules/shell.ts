@@ -6,39 +6,12 @@
  * (unquoted values, or source text for dynamic parts) and its redirections.
  */
 import { createRequire } from "node:module";
-import type { ShellWord, WordPart } from "./words.ts";
+import type { ShellAnalysis, ShellRedirect, ShellWord, SimpleCommand, WordPart } from "./words.ts";
+import { parseQuick } from "./shell-quick.ts";
 
-export type { ShellWord } from "./words.ts";
+export type { ShellAnalysis, ShellRedirect, ShellWord, SimpleCommand } from "./words.ts";
+export { parseQuick } from "./shell-quick.ts";
 
-
-export interface ShellRedirect {
-  /** `>`, `>>`, `<`, `<>`, `>|`, `&>`, `&>>`, `<&`, `>&`, `<<`, `<<-`, `<<<`. */
-  op: string;
-  fd?: string;
-  target: ShellWord;
-}
-
-export interface SimpleCommand {
-  /** Leading `NAME=value` assignments (names). */
-  assigns: Array<{ name: string; raw: string }>;
-  words: ShellWord[];
-  redirects: ShellRedirect[];
-  /** `export`, `declare`, `local` … statements: words are the variant and the assignments. */
-  decl?: boolean;
-  /**
-   * What the command reads on its standard input when that is a literal: a here-string, a here-doc,
-   * or the output of a literal `echo`/`printf` piped into it (`echo 'rm -rf x' | sh`).
-   */
-  stdin?: string;
-}
-
-export interface ShellAnalysis {
-  ok: boolean;
-  error?: string;
-  commands: SimpleCommand[];
-  /** Redirections on compound statements (`{ …; } > f`, `(…) < f`). */
-  redirects: ShellRedirect[];
-}
 
 const REDIR_OPS: Record<number, string> = {
   54: ">",
@@ -107,47 +80,7 @@ function walk(n: GoNode, visit: (n: GoNode, t: string) => void, depth = 0): void
 }
 
 function analyzeUncached(src: string): ShellAnalysis {
-  return parseSimple(src) ?? parseFull(src);
-}
-
-/**
- * Fast path: a command line made only of plain words — letters, digits and `_ . / : @ % + , = -` — in simple commands
- * joined by `&&`, `||`, `;` or `|` is split without mvdan-sh (whose GopherJS parse is most of the cost of a new
- * command text). Anything else — quotes, `$`, backslashes, globs, braces, `~`, `#`, redirections, `&`, newlines,
- * a reserved word or declaration as a command name, a leading `NAME=value`, a pipe from `echo`/`printf` (whose
- * literal output becomes the next command's stdin) — goes to the full parser. Exactly equivalent to it on the
- * inputs it accepts: test/permissions/shell-fast-path.test.ts checks that with fast-check against the full parse.
- */
-const PLAIN = /^[A-Za-z0-9_./:@%+,=-]+$/;
-const OPS = new Set(["&&", "||", ";", "|"]);
-/** Words that are not a plain command name to the parser (compound commands, declarations, `time`, `let` …). */
-const NOT_A_NAME = new Set("if then else elif fi for while until do done case esac in function select time coproc let export declare local readonly typeset nameref ! { } [[ ]]".split(" "));
-
-export function parseSimple(src: string): ShellAnalysis | undefined {
-  if (src.length > 2000 || !/^[A-Za-z0-9_./:@%+,=&|; \t-]*$/.test(src)) return undefined;
-  // Tokens: words and the operators between them (`;` and `|` may touch words; `&&`/`||` likewise).
-  const toks = src.match(/&&|\|\||[;|]|[^\s;|&]+|&/g);
-  if (!toks) return undefined;
-  const commands: SimpleCommand[] = [];
-  let cur: ShellWord[] = [];
-  let prevHead: string | undefined;
-  let lastOp: string | undefined;
-  for (const t of toks) {
-    if (OPS.has(t)) {
-      if (!cur.length) return undefined;
-      if (t === "|" && (cur[0]!.value === "echo" || cur[0]!.value === "printf")) return undefined;
-      commands.push({ assigns: [], words: cur, redirects: [] });
-      cur = [];
-      lastOp = t;
-      continue;
-    }
-    if (!PLAIN.test(t)) return undefined;
-    if (!cur.length && (NOT_A_NAME.has(t) || t.includes("="))) return undefined;
-    cur.push({ value: t, raw: t, dynamic: false, quoted: false });
-  }
-  if (cur.length) commands.push({ assigns: [], words: cur, redirects: [] });
-  else if (lastOp !== ";" ) return undefined;
-  return commands.length ? { ok: true, commands, redirects: [] } : undefined;
+  return parseQuick(src) ?? parseFull(src);
 }
 
 /** The full mvdan-sh parse (exported for the fast path's equivalence test). */

@@ -44,3 +44,32 @@ export const LONG_FLAGS: Record<string, Record<string, string>> = {
   "git clean": { "--force": "f" },
   "git reset": {},
 };
+
+export interface ShellRedirect {
+  /** `>`, `>>`, `<`, `<>`, `>|`, `&>`, `&>>`, `<&`, `>&`, `<<`, `<<-`, `<<<`. */
+  op: string;
+  fd?: string;
+  target: ShellWord;
+}
+
+export interface SimpleCommand {
+  /** Leading `NAME=value` assignments (names). */
+  assigns: Array<{ name: string; raw: string }>;
+  words: ShellWord[];
+  redirects: ShellRedirect[];
+  /** `export`, `declare`, `local` … statements: words are the variant and the assignments. */
+  decl?: boolean;
+  /**
+   * What the command reads on its standard input when that is a literal: a here-string, a here-doc,
+   * or the output of a literal `echo`/`printf` piped into it (`echo 'rm -rf x' | sh`).
+   */
+  stdin?: string;
+}
+
+export interface ShellAnalysis {
+  ok: boolean;
+  error?: string;
+  commands: SimpleCommand[];
+  /** Redirections on compound statements (`{ …; } > f`, `(…) < f`). */
+  redirects: ShellRedirect[];
+}

@@ -16,6 +16,7 @@ import { BASH_TOOLS, EDIT_TOOLS, READ_TOOLS, STDIN_TOOLS } from "../../lib/rules
 export { factsFor } from "../../lib/rules/facts.ts";
 import { readOnlyBash } from "../../lib/rules/readonly.ts";
 import { criticalRemoval } from "../../lib/rules/critical.ts";
+import { allowMayHit, bashMayHit, suspectMayHit } from "../../lib/rules/prefilter.ts";
 import { where, type RuleEntry, type RuleSet } from "./rules.ts";
 
 export const PLUGIN_NAME = "permissions";
@@ -81,7 +82,10 @@ function firstRule(rs: RuleSet, which: Which, f: CallFacts, explicit: boolean): 
   const hit = cache?.[which];
   if (hit !== undefined) return hit === null ? undefined : { ...hit };
   let d: Decision | undefined;
+  // Bash rules only when one of them may hit (lib/rules/prefilter.ts): the loop below decides, in rule order.
+  const bash = which !== "allow" && !!f.bash && bashMayHit(rs[which], f.bash.segments);
   for (const e of rs[which]) {
+    if (e.rule.kind === "bash" && !bash && which !== "allow") continue;
     const h = ruleHit(e.rule, f, which, e.rulesRoot);
     if (h) {
       d = fromRule(e, which, h, explicit);
@@ -160,7 +164,7 @@ export function rulesDecision(rs: RuleSet, call: CallView, f: CallFacts, readDen
   const askRule = firstRule(rs, "ask", f, true) ?? mcpReadRule(rs, "ask", call);
   if (askRule) return ask(askRule);
   // Deny rules must see through unknown wrappers: a hit after an unknown program asks (never auto-approved).
-  if (f.bash) {
+  if (f.bash && (suspectMayHit(rs.deny, f.bash.segments) || suspectMayHit(rs.ask, f.bash.segments))) {
     for (const e of [...rs.deny, ...rs.ask]) {
       for (const s of f.bash.segments) {
         const t = suspectHit(e.rule, s);
@@ -202,7 +206,7 @@ export function rulesDecision(rs: RuleSet, call: CallView, f: CallFacts, readDen
 
   if (approvable(f)) {
     const a = bashApproval(rs, f, mode, workDirs(rs, call.cwd), false);
-    if (a.ok) return { behavior: "allow", reason: a.reason, rule: a.rule?.source, plugin: a.rule?.plugin ?? PLUGIN_NAME, file: a.rule?.file };
+    if (a.ok) return { behavior: "allow", reason: a.reason, rule: a.rule?.source ?? a.label, plugin: a.rule?.plugin ?? PLUGIN_NAME, file: a.rule?.file };
     // A recursive content search through the shell cannot skip denied files the way the Grep tool does:
     // with a Read deny rule in force it is never auto-approved as "read-only".
     const r = recursiveReadPastDeny(rs, f, readDeniedElsewhere);
@@ -285,7 +289,7 @@ export function toolDecision(rs: RuleSet, call: CallView, f: CallFacts): Decisio
   const dirs = workDirs(rs, call.cwd);
   if (approvable(f)) {
     const a = bashApproval(rs, f, call.mode, dirs, true);
-    return a.ok ? { behavior: "allow", reason: a.reason, rule: a.rule?.source ?? "read-only command", plugin: a.rule?.plugin ?? PLUGIN_NAME, file: a.rule?.file } : undefined;
+    return a.ok ? { behavior: "allow", reason: a.reason, rule: a.rule?.source ?? a.label ?? "read-only command", plugin: a.rule?.plugin ?? PLUGIN_NAME, file: a.rule?.file } : undefined;
   }
   if (tool && tool.origin !== "mcp" && flag(tool.isReadOnly, call.input as never, false)) {
     const ps = f.paths ?? [];
@@ -318,7 +322,7 @@ function writeAllowed(rs: RuleSet, f: CallFacts, p: ResolvedPath, mode: string, 
  * recognised read-only command whose paths are inside the working directories, or (acceptEdits)
  * a mkdir/touch/mv/cp inside them. Output redirections need an Edit allow (or acceptEdits).
  */
-export function bashApproval(rs: RuleSet, f: CallFacts, mode: string, dirs: string[], readOnly: boolean): { ok: boolean; reason: string; rule?: RuleEntry } {
+export function bashApproval(rs: RuleSet, f: CallFacts, mode: string, dirs: string[], readOnly: boolean): { ok: boolean; reason: string; rule?: RuleEntry; label?: string } {
   const b = f.bash!;
   const whole = b.command.trim().replace(/\s+/g, " ");
   if (!b.ok) {
@@ -328,26 +332,37 @@ export function bashApproval(rs: RuleSet, f: CallFacts, mode: string, dirs: stri
   }
   const outer = b.segments.filter((s) => !s.inner && (s.words.length || s.redirectWrites.length));
   if (!outer.length) return { ok: false, reason: "empty command" };
-  const used: RuleEntry[] = [];
+  const acc: Approved = { used: [], edits: [], readOnly: 0 };
   for (const s of outer) {
-    const why = segmentApproval(rs, f, s, mode, dirs, readOnly, used);
+    const why = segmentApproval(rs, f, s, mode, dirs, readOnly, acc);
     if (why) return { ok: false, reason: why };
   }
-  const rule = used[0];
-  const names = [...new Set(used.map((e) => `"${e.source}"`))];
-  return { ok: true, reason: names.length ? `every part of the command is allowed (${names.join(", ")}${readOnly ? " and read-only commands" : ""})` : "every part of the command is a read-only command inside the working directories", rule };
+  const names = [...new Set(acc.used.map((e) => `"${e.source}"`))];
+  if (acc.edits.length) {
+    // acceptEdits approved a mkdir/touch/mv/cp/sed -i: say so (it is no read-only command)
+    const others = [names.length ? `allowed (${names.join(", ")})` : "", acc.readOnly ? "a read-only command" : ""].filter(Boolean).join(", ");
+    const edits = `a command that creates or edits files (${acc.edits.map((t) => `\`${t}\``).join(", ")}) inside the working directories, which acceptEdits mode allows`;
+    return { ok: true, reason: `every part of the command is ${others ? `${others} or ` : ""}${edits}`, rule: acc.used[0], label: "mode: acceptEdits" };
+  }
+  return { ok: true, reason: names.length ? `every part of the command is allowed (${names.join(", ")}${readOnly ? " and read-only commands" : ""})` : "every part of the command is a read-only command inside the working directories", rule: acc.used[0] };
 }
 
-function segmentApproval(rs: RuleSet, f: CallFacts, s: Segment, mode: string, dirs: string[], readOnly: boolean, used: RuleEntry[]): string | undefined {
+/** What approved the segments: allow rules, edits acceptEdits approved (their text), read-only commands. */
+type Approved = { used: RuleEntry[]; edits: string[]; readOnly: number };
+
+function segmentApproval(rs: RuleSet, f: CallFacts, s: Segment, mode: string, dirs: string[], readOnly: boolean, acc: Approved): string | undefined {
   const redirOk = () => {
     if (s.redirectWrites.some((r) => r.dynamic)) return `\`${s.text}\` redirects output to a path computed at run time`;
-    const bad = (f.segRedirects!.get(s) ?? []).find((p) => !writeAllowed(rs, f, p, mode, dirs));
-    return bad ? `\`${s.text}\` writes ${bad.abs}, which no Edit allow rule covers` : undefined;
+    const ws = f.segRedirects!.get(s) ?? [];
+    const bad = ws.find((p) => !writeAllowed(rs, f, p, mode, dirs));
+    if (bad) return `\`${s.text}\` writes ${bad.abs}, which no Edit allow rule covers`;
+    if (ws.length && mode === "acceptEdits") acc.edits.push(`${s.text} > ${s.redirectWrites.map((r) => r.path).join(" ")}`);
+    return undefined;
   };
   if (!s.words.length) return redirOk();
-  const rule = rs.allow.find((e) => e.rule.kind === "bash" && segmentAllowedBy(e.rule, s)) ?? rs.allow.find((e) => e.rule.kind === "tool" && (e.rule.tool === "Bash" || e.rule.tool === f.tool));
+  const rule = (allowMayHit(rs.allow, s) ? rs.allow.find((e) => e.rule.kind === "bash" && segmentAllowedBy(e.rule, s)) : undefined) ?? rs.allow.find((e) => e.rule.kind === "tool" && (e.rule.tool === "Bash" || e.rule.tool === f.tool));
   if (rule) {
-    used.push(rule);
+    acc.used.push(rule);
     return redirOk();
   }
   if (s.unallowable) return `\`${s.text}\` needs approval: ${s.unallowable}`;
@@ -356,19 +371,23 @@ function segmentApproval(rs: RuleSet, f: CallFacts, s: Segment, mode: string, di
   if (readOnly && s.readOnly && !hasDynamic) {
     const dirOk = insideDirs({ abs: s.dir, real: s.dir }, dirs);
     const outside = (f.segReads!.get(s) ?? []).find((p) => !inside(p) && !readAllowed(rs, f, p));
-    if (dirOk && !outside) return redirOk();
+    if (dirOk && !outside) {
+      if (!(f.segRedirects!.get(s) ?? []).length) acc.readOnly++;
+      return redirOk();
+    }
     if (outside) return `\`${s.text}\` reads ${outside.abs}, outside the working directories`;
     return `\`${s.text}\` runs in ${s.dir}, outside the working directories`;
   }
   if (mode === "acceptEdits" && s.editOp && !hasDynamic) {
     const bad = [...(f.segReads!.get(s) ?? []), ...(f.segWrites!.get(s) ?? [])].find((p) => !inside(p) || protectedReason(p));
-    if (!bad) return redirOk();
+    if (!bad) {
+      acc.edits.push(s.text);
+      return redirOk();
+    }
     return `\`${s.text}\` touches ${bad.abs}, outside the working directories or protected`;
   }
   return `\`${s.text}\` is not allowed by any rule`;
 }
-
-
 
 /**
  * The whole permission answer for one call, outside a host (tests, tooling): deny, then the

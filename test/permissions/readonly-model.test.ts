@@ -304,3 +304,19 @@ describe("literal strings that reach a shell are analysed as the command they be
     expect(fs.existsSync(path.join(control, "build")), `unguarded \`${command}\` removes build/ (the case is real)`).toBe(false);
   });
 });
+
+describe("an acceptEdits approval says what it approved", () => {
+  it.each([
+    ["mkdir -p src/new", /creates or edits files \(`mkdir -p src\/new`\) inside the working directories, which acceptEdits mode allows/],
+    ["touch a.txt && ls", /a read-only command or a command that creates or edits files \(`touch a.txt`\)/],
+    ["echo x > out.txt", /creates or edits files \(`echo x > out.txt`\)/],
+  ])("%s", (command, reason) => {
+    const d = decide(cwd, {}, "Bash", command, "acceptEdits");
+    expect(d).toMatchObject({ behavior: "allow", rule: "mode: acceptEdits" });
+    expect(d.reason).toMatch(reason);
+    expect(d.reason).not.toMatch(/every part of the command is a read-only command inside/);
+  });
+  it("a read-only command still says read-only", () => {
+    expect(decide(cwd, {}, "Bash", "ls && cat f.txt", "acceptEdits").reason).toBe("every part of the command is a read-only command inside the working directories");
+  });
+});
