@@ -18,6 +18,32 @@ export function isInside(p: string, dir: string): boolean {
  * Other errors (EACCES, ELOOP) return `abs` as given.
  */
 export function realpathLoose(abs: string, hops = 0): string {
+  if (memo) {
+    const hit = memo.get(abs);
+    if (hit !== undefined) return hit;
+    const out = realpathUncached(abs, hops);
+    memo.set(abs, out);
+    return out;
+  }
+  return realpathUncached(abs, hops);
+}
+
+let memo: Map<string, string> | undefined;
+/**
+ * Run `fn` with realpaths remembered for its duration only (one permission check resolves the working
+ * directory and the same operands many times; the filesystem does not change within it).
+ */
+export function withRealpathMemo<T>(fn: () => T): T {
+  if (memo) return fn();
+  memo = new Map();
+  try {
+    return fn();
+  } finally {
+    memo = undefined;
+  }
+}
+
+function realpathUncached(abs: string, hops: number): string {
   let code: string | undefined;
   try {
     // A path that is not there (a new file, an operand that is no file) costs an exception from realpath;

@@ -103,10 +103,10 @@ function analyzeBashUncached(command: string, cwd: string): BashFacts {
   // `while read l; do …; done < f` reads f: charged to the first command (as writes are).
   const extraReads = a.redirects.filter((r) => r.op === "<").flatMap((r) => expandArg(r.target, env).map((w) => ref(w, dir)));
   if (extra.length || extraReads.length) {
-    if (!segments.length) segments.push(emptySegment(dir, []));
-    segments[0]!.redirectWrites.push(...extra);
-    segments[0]!.reads.push(...extraReads);
-    if (extraReads.length && !segments[0]!.words.length) segments[0]!.readOnly = false;
+    // (a copy: the segments of a cached analysis are shared)
+    const s0 = segments.length ? segments[0]! : emptySegment(dir, []);
+    segments[0] = { ...s0, redirectWrites: [...s0.redirectWrites, ...extra], reads: [...s0.reads, ...extraReads] };
+    if (extraReads.length && !s0.words.length) segments[0].readOnly = false;
   }
   return { ok: true, segments, command };
 }

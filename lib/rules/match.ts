@@ -12,6 +12,7 @@
 import path from "node:path";
 import { globSync } from "tinyglobby";
 import { analyzeBash, flagFormMatches, type BashFacts, type PathRef, type Segment } from "./bash.ts";
+import { withRealpathMemo } from "../fs-path.ts";
 import { compilePathPattern, expandHome, isInside, pathHits, resolvePath, type Behavior, type PathMatcher, type ResolvedPath } from "./paths.ts";
 import { BASH_TOOLS, EDIT_TOOLS, READ_TOOLS, STDIN_TOOLS, canonicalTool, parseRule as parse, toolMatches, type ParsedRule } from "./rule.ts";
 
@@ -73,16 +74,18 @@ export function callFacts(toolName: string, input: unknown, cwd: string, shellCw
   const command = tool === "exec_command" ? inp.cmd : STDIN_TOOLS.has(tool) ? inp.chars : inp.command;
   if ((BASH_TOOLS.has(tool) || STDIN_TOOLS.has(tool) || tool === "PowerShell") && typeof command === "string") {
     const cwd = tool === "exec_command" && typeof inp.workdir === "string" && inp.workdir ? path.resolve(shellCwd, inp.workdir) : shellCwd;
-    f.bash = analyzeBash(command, cwd);
-    f.segReads = new Map();
-    f.segWrites = new Map();
-    f.segRedirects = new Map();
-    for (const s of f.bash.segments) {
-      const redirects = s.redirectWrites.flatMap((r) => resolveRef(r, cwd));
-      f.segReads.set(s, s.reads.flatMap((r) => resolveRef(r, cwd)));
-      f.segWrites.set(s, [...s.writes.flatMap((r) => resolveRef(r, cwd)), ...redirects]);
-      f.segRedirects.set(s, redirects);
-    }
+    const b = (f.bash = analyzeBash(command, cwd));
+    const reads = (f.segReads = new Map());
+    const writes = (f.segWrites = new Map());
+    const redirs = (f.segRedirects = new Map());
+    withRealpathMemo(() => {
+      for (const s of b.segments) {
+        const redirects = s.redirectWrites.length ? s.redirectWrites.flatMap((r) => resolveRef(r, cwd)) : [];
+        reads.set(s, s.reads.length ? s.reads.flatMap((r) => resolveRef(r, cwd)) : []);
+        writes.set(s, s.writes.length ? [...s.writes.flatMap((r) => resolveRef(r, cwd)), ...redirects] : redirects);
+        redirs.set(s, redirects);
+      }
+    });
   }
   if (READ_TOOLS.has(tool) || EDIT_TOOLS.has(tool)) {
     const ps: ResolvedPath[] = [];

@@ -21,6 +21,8 @@ export interface PathMatcher {
    * a rule anchored on a case-insensitive filesystem always does.
    */
   test(abs: string, fold?: boolean): boolean;
+  /** The regex source it tests with (prefilters build one union of many: lib/rules/prefilter.ts). */
+  source?: string;
 }
 
 /** A resolved path: as written (normalised) and with symlinks resolved. */
@@ -107,6 +109,7 @@ export function compilePathPattern(spec: string, opts: { cwd: string; root: stri
   let folded: RegExp | undefined = [...bases].some((b) => caseInsensitiveAt(b)) ? new RegExp(src, "i") : undefined;
   const always = folded;
   return {
+    source: src,
     test: (abs, fold) => {
       if (always) return always.test(toPosix(abs));
       if (fold) return (folded ??= new RegExp(src, "i")).test(toPosix(abs));

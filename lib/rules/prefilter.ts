@@ -6,7 +6,9 @@
  * skipped; otherwise they run unchanged. Decisions are the same either way; a typical call that no rule
  * covers pays a few regex tests instead of (rules × segments × texts).
  */
+import path from "node:path";
 import type { Segment } from "./bash.ts";
+import { pathMatcher, type CallFacts } from "./match.ts";
 import { canonCached } from "./pattern.ts";
 import type { ParsedRule } from "./rule.ts";
 
@@ -82,3 +84,38 @@ export function allowMayHit(list: readonly { rule: ParsedRule }[], s: Segment): 
   const ix = indexOf(list);
   return ix.any && (textHits(ix, s.text) || textHits(ix, s.rawText));
 }
+
+/**
+ * May some path rule of `list` hit a path a Bash command reads or writes, as deny/ask rules test them
+ * (the path as written or where it leads)? One case-insensitive union of the rules' matchers for this
+ * working directory: a superset of what each rule matches, case-folded or not.
+ */
+export function bashPathMayHit(list: readonly { rule: ParsedRule; rulesRoot: string }[], f: CallFacts, behavior: "deny" | "ask"): boolean {
+  let byCwd = pathUnions.get(list);
+  if (!byCwd || byCwd.size !== list.length) pathUnions.set(list, (byCwd = { size: list.length, m: new Map() }));
+  const key = `${behavior}\0${f.cwd}`;
+  let u = byCwd.m.get(key);
+  if (u === undefined) {
+    const srcs: string[] = [];
+    for (const e of list) {
+      if (e.rule.kind !== "path") continue;
+      const src = pathMatcher(e.rule, f.cwd, e.rulesRoot, behavior).source;
+      if (src === undefined) {
+        srcs.length = 0;
+        u = null;
+        break;
+      }
+      srcs.push(src);
+    }
+    if (u !== null) u = srcs.length ? new RegExp(srcs.map((x) => `(?:${x})`).join("|"), "i") : false;
+    if (byCwd.m.size > 16) byCwd.m.clear();
+    byCwd.m.set(key, u);
+  }
+  // null: a matcher without a source (cannot prefilter); false: no path rule at all
+  if (u === null) return true;
+  if (u === false) return false;
+  for (const m of [f.segReads, f.segWrites]) for (const ps of m?.values() ?? []) for (const p of ps) if (u.test(posix(p.abs)) || u.test(posix(p.real))) return true;
+  return false;
+}
+const posix = (p: string) => (path.sep === "/" ? p : p.split(path.sep).join("/"));
+const pathUnions = new WeakMap<readonly unknown[], { size: number; m: Map<string, RegExp | false | null> }>();

@@ -16,7 +16,7 @@ import { BASH_TOOLS, EDIT_TOOLS, READ_TOOLS, STDIN_TOOLS } from "../../lib/rules
 export { factsFor } from "../../lib/rules/facts.ts";
 import { readOnlyBash } from "../../lib/rules/readonly.ts";
 import { criticalRemoval } from "../../lib/rules/critical.ts";
-import { allowMayHit, bashMayHit, suspectMayHit } from "../../lib/rules/prefilter.ts";
+import { allowMayHit, bashMayHit, bashPathMayHit, suspectMayHit } from "../../lib/rules/prefilter.ts";
 import { where, type RuleEntry, type RuleSet } from "./rules.ts";
 
 export const PLUGIN_NAME = "permissions";
@@ -84,8 +84,9 @@ function firstRule(rs: RuleSet, which: Which, f: CallFacts, explicit: boolean): 
   let d: Decision | undefined;
   // Bash rules only when one of them may hit (lib/rules/prefilter.ts): the loop below decides, in rule order.
   const bash = which !== "allow" && !!f.bash && bashMayHit(rs[which], f.bash.segments);
+  const paths = which === "allow" || !f.bash || !!f.paths || bashPathMayHit(rs[which], f, which);
   for (const e of rs[which]) {
-    if (e.rule.kind === "bash" && !bash && which !== "allow") continue;
+    if ((e.rule.kind === "bash" && !bash && which !== "allow") || (e.rule.kind === "path" && !paths)) continue;
     const h = ruleHit(e.rule, f, which, e.rulesRoot);
     if (h) {
       d = fromRule(e, which, h, explicit);
@@ -324,8 +325,8 @@ function writeAllowed(rs: RuleSet, f: CallFacts, p: ResolvedPath, mode: string, 
  */
 export function bashApproval(rs: RuleSet, f: CallFacts, mode: string, dirs: string[], readOnly: boolean): { ok: boolean; reason: string; rule?: RuleEntry; label?: string } {
   const b = f.bash!;
-  const whole = b.command.trim().replace(/\s+/g, " ");
   if (!b.ok) {
+    const whole = b.command.trim().replace(/\s+/g, " ");
     const exact = rs.allow.find((e) => e.rule.kind === "bash" && e.rule.bash!.exact && e.rule.bash!.re.test(whole));
     if (exact) return { ok: true, reason: `allow rule "${exact.source}" names this exact command (${where(exact)})`, rule: exact };
     return { ok: false, reason: `${b.error ?? "the command cannot be parsed"}; a prefix rule never approves it` };
