@@ -288,11 +288,13 @@ function printsLiteral(cmd: SimpleCommand): boolean {
   return (name === "echo" || name === "printf") && !cmd.assigns.length && !cmd.words.some((w) => w.dynamic);
 }
 
-function unescapeUnquoted(s: string): string {
+/** An unquoted literal's value (backslash escapes and line continuations removed); shared with shell.ts. */
+export function unescapeUnquoted(s: string): string {
   return s.indexOf("\\") < 0 ? s : s.replace(/\\\n/g, "").replace(/\\(.)/gs, "$1");
 }
 
-function dqLit(v: string): string {
+/** A literal inside double quotes: only `\$ \` \" \\` and backslash-newline are escapes; shared with shell.ts. */
+export function dqText(v: string): string {
   return v.indexOf("\\") < 0 ? v : v.replace(/\\([$`"\\])/g, "$1").replace(/\\\n/g, "");
 }
 
@@ -309,7 +311,7 @@ function toWord(parts: Part[], raw: string): ShellWord {
     } else if (p.k === "dbl") {
       quoted = true;
       for (const q of p.parts) {
-        if (q.k === "lit") value += dqLit(q.v);
+        if (q.k === "lit") value += dqText(q.v);
         else {
           dynamic = true;
           value += (q as { src: string }).src;
@@ -329,7 +331,7 @@ function toWord(parts: Part[], raw: string): ShellWord {
     for (const p of parts) {
       if (p.k === "lit") wp.push({ t: "lit", v: unescapeUnquoted(p.v) });
       else if (p.k === "sgl") wp.push({ t: "lit", v: p.v });
-      else if (p.k === "dbl") for (const q of p.parts) wp.push(q.k === "lit" ? { t: "lit", v: dqLit(q.v) } : (q as { part: WordPart }).part);
+      else if (p.k === "dbl") for (const q of p.parts) wp.push(q.k === "lit" ? { t: "lit", v: dqText(q.v) } : (q as { part: WordPart }).part);
       else wp.push(p.part);
     }
     return { value, raw, dynamic, quoted, parts: wp, tilde };

@@ -3,11 +3,12 @@
  * mvdan/sh). A command line becomes the flat list of every simple command it would run — in
  * `&& || ; | |& &` lists, newlines, subshells, `{ }` blocks, `$()` and backticks, if/for/while/case
  * bodies, function bodies, process substitutions, here-doc expansions — each with its words
- * (unquoted values, or source text for dynamic parts) and its redirections.
+ * (unquoted values, or source text for dynamic parts) and its redirections. The everyday command lines
+ * are tokenized by hand first (shell-quick.ts, exactly equivalent where it accepts); mvdan-sh decides the rest.
  */
 import { createRequire } from "node:module";
 import type { ShellAnalysis, ShellRedirect, ShellWord, SimpleCommand, WordPart } from "./words.ts";
-import { parseQuick } from "./shell-quick.ts";
+import { dqText, parseQuick, unescapeUnquoted } from "./shell-quick.ts";
 
 export type { ShellAnalysis, ShellRedirect, ShellWord, SimpleCommand } from "./words.ts";
 export { parseQuick } from "./shell-quick.ts";
@@ -182,7 +183,7 @@ function wordOf(w: GoNode, slice: (n: GoNode) => string): ShellWord {
 }
 
 function dqLit(q: GoNode): string {
-  return goStr(q.Value).replace(/\\([$`"\\])/g, "$1").replace(/\\\n/g, "");
+  return dqText(goStr(q.Value));
 }
 
 /** The parts of a dynamic word, for static expansion (only built for dynamic words, which are rare). */
@@ -243,10 +244,6 @@ function partOf(src: string): WordPart {
   if (src.startsWith("`") && src.endsWith("`")) return { t: "subst", src: src.slice(1, -1) };
   if (src.startsWith("<(") && src.endsWith(")")) return { t: "subst", src: src.slice(2, -1), proc: true };
   return { t: "other" };
-}
-
-function unescapeUnquoted(s: string): string {
-  return s.indexOf("\\") < 0 ? s : s.replace(/\\\n/g, "").replace(/\\(.)/gs, "$1");
 }
 
 /** `$'…'` strings: the escapes bash interprets (`$'\x72m'` is `rm`). */
