@@ -91,31 +91,37 @@ export function allowMayHit(list: readonly { rule: ParsedRule }[], s: Segment): 
  * working directory: a superset of what each rule matches, case-folded or not.
  */
 export function bashPathMayHit(list: readonly { rule: ParsedRule; rulesRoot: string }[], f: CallFacts, behavior: "deny" | "ask"): boolean {
+  const paths: string[] = [];
+  for (const m of [f.segReads, f.segWrites]) for (const ps of m?.values() ?? []) for (const p of ps) paths.push(posix(p.abs), posix(p.real));
+  // a path rule hits a Bash command only through a path it reads or writes
+  if (!paths.length) return false;
   let byCwd = pathUnions.get(list);
   if (!byCwd || byCwd.size !== list.length) pathUnions.set(list, (byCwd = { size: list.length, m: new Map() }));
   const key = `${behavior}\0${f.cwd}`;
   let u = byCwd.m.get(key);
   if (u === undefined) {
-    const srcs: string[] = [];
-    for (const e of list) {
-      if (e.rule.kind !== "path") continue;
-      const src = pathMatcher(e.rule, f.cwd, e.rulesRoot, behavior).source;
-      if (src === undefined) {
-        srcs.length = 0;
-        u = null;
-        break;
-      }
-      srcs.push(src);
-    }
-    if (u !== null) u = srcs.length ? new RegExp(srcs.map((x) => `(?:${x})`).join("|"), "i") : false;
+    u = pathUnion(list, f.cwd, behavior);
     if (byCwd.m.size > 16) byCwd.m.clear();
     byCwd.m.set(key, u);
   }
-  // null: a matcher without a source (cannot prefilter); false: no path rule at all
+  // null: no union could be built (the per-rule loop decides); false: no path rule at all
   if (u === null) return true;
-  if (u === false) return false;
-  for (const m of [f.segReads, f.segWrites]) for (const ps of m?.values() ?? []) for (const p of ps) if (u.test(posix(p.abs)) || u.test(posix(p.real))) return true;
-  return false;
+  return !!u && paths.some((p) => u.test(p));
+}
+
+function pathUnion(list: readonly { rule: ParsedRule; rulesRoot: string }[], cwd: string, behavior: "deny" | "ask"): RegExp | false | null {
+  const srcs: string[] = [];
+  try {
+    for (const e of list) {
+      if (e.rule.kind !== "path") continue;
+      const src = pathMatcher(e.rule, cwd, e.rulesRoot, behavior).source;
+      if (src === undefined) return null;
+      srcs.push(src);
+    }
+    return srcs.length ? new RegExp(srcs.map((x) => `(?:${x})`).join("|"), "i") : false;
+  } catch {
+    return null;
+  }
 }
 const posix = (p: string) => (path.sep === "/" ? p : p.split(path.sep).join("/"));
 const pathUnions = new WeakMap<readonly unknown[], { size: number; m: Map<string, RegExp | false | null> }>();
