@@ -97,8 +97,8 @@ export interface ToolDefinition<I = any> {
    * context: e.g. Write/Edit refresh their read state when a formatter hook changed the file.
    */
   afterPostToolUse?(post: AfterPostToolUse): void;
-  /** Extra input checks beyond the schema; return a message to reject. */
-  validateInput?(input: I, ctx: { cwd: string }): string | undefined | Promise<string | undefined>;
+  /** Extra input checks beyond the schema; return a message to reject. `sessionState`: as ToolCallContext's (read it, do not write). */
+  validateInput?(input: I, ctx: { cwd: string; sessionState?: Map<string, unknown> }): string | undefined | Promise<string | undefined>;
   /** Tool-specific permission logic, consulted after rules (e.g. a read-only path inside cwd). */
   checkPermissions?(input: I, ctx: { cwd: string; mode: string }): PermissionCheck | undefined;
   /**

@@ -7,7 +7,7 @@ import { isInsideReal } from "../../lib/fs-path.ts";
 import { defineTool, type ToolResult } from "../../core/index.ts";
 import { fileChangeFromResponse, structuredPatch } from "./cc-response.ts";
 import { refreshAfterHooks } from "./hook-changes.ts";
-import { absolutePath, atomicWrite, fileStates, isInside, lineOf, missingPathMessage, normalizePaths, numberLine, recordRead, staleCheck } from "./shared.ts";
+import { absolutePath, atomicWrite, fileStates, isInside, lineOf, missingPathMessage, normalizePaths, numberLine, readRecord, recordRead, staleCheck, stripTrailingWhitespace } from "./shared.ts";
 
 interface EditInput {
   file_path: string;
@@ -54,6 +54,44 @@ function snippet(text: string, fromLine: number, toLine: number): string {
   return b < Math.min(lines.length, toLine + 3) ? `${out}\n[… snippet cut at 40 lines; Read the file to see the rest]` : out;
 }
 
+/** The file's text (CRLF folded) and where old_string matches, or why the edit cannot apply (no match, several, empty). */
+function target(file: string, original: string, input: EditInput): { crlf: boolean; text: string; oldS: string; newS: string; hits: number[] } | string {
+  const crlf = original.includes("\r\n") && !/(^|[^\r])\n/.test(original);
+  const text = crlf ? original.replace(/\r\n/g, "\n") : original;
+  const oldS = crlf ? input.old_string.replace(/\r\n/g, "\n") : input.old_string;
+  const newS = crlf ? input.new_string.replace(/\r\n/g, "\n") : input.new_string;
+  // An empty (or whitespace-only) file may be filled with an empty old_string.
+  if (oldS === "" && text.trim() !== "") return `old_string is empty but ${file} already has content. To create a file use an empty old_string on a path that does not exist; to change this file give the exact text to replace.`;
+  const hits = oldS === "" ? [0] : occurrences(text, oldS);
+  if (hits.length === 0) {
+    const near = nearMatches(text, oldS);
+    const hint = near.length
+      ? ` A match ignoring whitespace differences exists at line${near.length > 1 ? "s" : ""} ${near.map((n) => (n.endLine > n.line ? `${n.line}-${n.endLine}` : n.line)).join(", ")}; the file's text there is:\n${snippet(text, near[0]!.line, near[0]!.endLine)}\nCopy old_string exactly from it (without the line-number prefix).`
+      : " Read the file again to get the exact current text (whitespace and indentation must match; do not include the line-number prefix).";
+    return `old_string was not found in ${file}.${hint}`;
+  }
+  if (hits.length > 1 && !input.replace_all) {
+    return `old_string matches ${hits.length} places in ${file} (lines ${listLines(hits.map((h) => lineOf(text, h)))}), so nothing was changed. Include more surrounding lines in old_string to make it unique, or set replace_all: true to replace every occurrence.`;
+  }
+  return { crlf, text, oldS, newS, hits };
+}
+
+/**
+ * Claude Code checks old_string before any hook runs (recorded: write-edit-results — no PreToolUse, no
+ * PostToolUseFailure for a missing or ambiguous one): so does toolhost, at validation, for a file read in this
+ * session and unchanged since (the only case the call would get that far; anything else is the call's to say).
+ */
+function precheck(input: EditInput, ctx: { cwd: string; sessionState?: Map<string, unknown> }): string | undefined {
+  if (!ctx.sessionState) return undefined;
+  const file = absolutePath(input.file_path, ctx.cwd);
+  const st = fs.statSync(file, { throwIfNoEntry: false });
+  if (!st?.isFile() || !readRecord(ctx.sessionState, file)) return undefined;
+  const raw = fs.readFileSync(file);
+  if (staleCheck({ sessionState: ctx.sessionState, state: ctx.sessionState }, file, st, raw) || raw.includes(0)) return undefined;
+  const t = target(file, raw.toString("utf8"), input);
+  return typeof t === "string" ? t : undefined;
+}
+
 export const Edit = defineTool<EditInput>({
   name: "Edit",
   description:
@@ -67,7 +105,7 @@ export const Edit = defineTool<EditInput>({
       file_path: { type: "string", description: "Path of the file to modify (absolute, or relative to the working directory; ~ is expanded)." },
       old_string: { type: "string", description: "The exact text to replace." },
       new_string: { type: "string", description: "The text to replace it with (must differ from old_string)." },
-      replace_all: { type: "boolean", description: "Replace every occurrence of old_string (default false)." },
+      replace_all: { type: "boolean", default: false, description: "Replace every occurrence of old_string (default false)." },
     },
     required: ["file_path", "old_string", "new_string"],
     additionalProperties: false,
@@ -76,12 +114,17 @@ export const Edit = defineTool<EditInput>({
   isConcurrencySafe: false,
   isDestructive: false,
   activityText: "Editing",
-  normalizeInput: normalizePaths(["file_path"]),
+  // Claude Code hands hooks and rules the parsed input: `replace_all` defaults to false, and new_string's lines lose
+  // their trailing whitespace outside markdown (shared.ts stripTrailingWhitespace; recorded: write-edit-whitespace).
+  normalizeInput: (input, ctx) => {
+    const out = normalizePaths<EditInput>(["file_path"])(input, ctx);
+    return { ...out, new_string: stripTrailingWhitespace(out.file_path, out.new_string) as string, replace_all: out.replace_all ?? false };
+  },
   checkPermissions: (input, ctx) =>
     ctx.mode === "acceptEdits" && isInsideReal(absolutePath(input.file_path, ctx.cwd), ctx.cwd) ? { behavior: "allow", reason: "acceptEdits mode: edits inside the working directory" } : undefined,
-  validateInput(input) {
+  validateInput(input, ctx) {
     if (input.old_string === input.new_string) return "old_string and new_string are identical, so there is nothing to change. Give the new text in new_string.";
-    return undefined;
+    return precheck(input, ctx);
   },
   call(input, ctx): ToolResult {
     const file = absolutePath(input.file_path, ctx.cwd);
@@ -106,29 +149,9 @@ export const Edit = defineTool<EditInput>({
     if (stale) return err(stale);
     if (raw.includes(0)) return err(`${file} is a binary file; Edit only changes text files.`);
     const original = raw.toString("utf8");
-    const crlf = original.includes("\r\n") && !/(^|[^\r])\n/.test(original);
-    const text = crlf ? original.replace(/\r\n/g, "\n") : original;
-    const oldS = crlf ? input.old_string.replace(/\r\n/g, "\n") : input.old_string;
-    const newS = crlf ? input.new_string.replace(/\r\n/g, "\n") : input.new_string;
-
-    if (oldS === "") {
-      if (text.trim() !== "") return err(`old_string is empty but ${file} already has content. To create a file use an empty old_string on a path that does not exist; to change this file give the exact text to replace.`);
-      // an empty (or whitespace-only) file: fill it
-    }
-    const hits = oldS === "" ? [0] : occurrences(text, oldS);
-    if (hits.length === 0) {
-      const near = nearMatches(text, oldS);
-      const hint = near.length
-        ? ` A match ignoring whitespace differences exists at line${near.length > 1 ? "s" : ""} ${near.map((n) => (n.endLine > n.line ? `${n.line}-${n.endLine}` : n.line)).join(", ")}; the file's text there is:\n${snippet(text, near[0]!.line, near[0]!.endLine)}\nCopy old_string exactly from it (without the line-number prefix).`
-        : " Read the file again to get the exact current text (whitespace and indentation must match; do not include the line-number prefix).";
-      return err(`old_string was not found in ${file}.${hint}`);
-    }
-    if (hits.length > 1 && !input.replace_all) {
-      const lines = hits.map((h) => lineOf(text, h));
-      return err(
-        `old_string matches ${hits.length} places in ${file} (lines ${listLines(lines)}), so nothing was changed. Include more surrounding lines in old_string to make it unique, or set replace_all: true to replace every occurrence.`,
-      );
-    }
+    const t = target(file, original, input);
+    if (typeof t === "string") return err(t);
+    const { crlf, text, oldS, newS, hits } = t;
     const updated = input.replace_all ? text.split(oldS).join(newS) : text.slice(0, hits[0]) + newS + text.slice(hits[0]! + oldS.length);
     const out = crlf ? updated.replace(/\n/g, "\r\n") : updated;
     const behind = fileStates(ctx).get(file)?.behindModel;

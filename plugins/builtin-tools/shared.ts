@@ -31,6 +31,20 @@ import { isInside } from "../../lib/fs-path.ts";
 
 export { isInside };
 
+/**
+ * Claude Code's trailing-whitespace rule for what Write and Edit put in a file (recorded: write-edit-whitespace):
+ * each line of a Write's `content` / an Edit's `new_string` loses its trailing whitespace, line endings kept —
+ * except in markdown (`.md`, `.mdx`, any case), where two trailing spaces are a line break. `.markdown` and every
+ * other name are stripped. Applied as the input is normalised, so hooks, rules and the file all see the result.
+ */
+export function stripTrailingWhitespace(file: unknown, text: unknown): unknown {
+  if (typeof text !== "string" || typeof file !== "string" || /\.mdx?$/i.test(file)) return text;
+  return text
+    .split(/(\r\n|\n|\r)/)
+    .map((part, i) => (i % 2 === 0 ? part.replace(/\s+$/, "") : part))
+    .join("");
+}
+
 /** Shows a path relative to cwd when it is inside, else absolute. */
 export function displayPath(p: string, cwd: string): string {
   return isInside(p, cwd) && p !== cwd ? path.relative(cwd, p) : p;
@@ -56,6 +70,11 @@ export function fileStates(ctx: Pick<ToolCallContext, "sessionState" | "state">)
   let m = store.get(FILES_KEY) as Map<string, ReadRecord> | undefined;
   if (!m) store.set(FILES_KEY, (m = new Map()));
   return m;
+}
+
+/** The session's read record of `file`, if any (read only: no store is created). */
+export function readRecord(sessionState: Map<string, unknown>, file: string): ReadRecord | undefined {
+  return (sessionState.get(FILES_KEY) as Map<string, ReadRecord> | undefined)?.get(file);
 }
 
 export function sha1(buf: Buffer | string): string {

@@ -1,13 +1,14 @@
 /**
  * Write: create or overwrite a whole file, atomically. Overwriting needs a prior Read of the current
  * content in this session (Claude Code's rule), so the model never clobbers changes it has not seen.
+ * Lines lose their trailing whitespace except in markdown, as in Claude Code (shared.ts stripTrailingWhitespace).
  */
 import fs from "node:fs";
 import { isInsideReal } from "../../lib/fs-path.ts";
 import { defineTool, type ToolResult } from "../../core/index.ts";
 import { fileChangeFromResponse, structuredPatch } from "./cc-response.ts";
 import { refreshAfterHooks } from "./hook-changes.ts";
-import { absolutePath, atomicWrite, isInside, normalizePaths, recordRead, staleCheck } from "./shared.ts";
+import { absolutePath, atomicWrite, isInside, normalizePaths, recordRead, staleCheck, stripTrailingWhitespace } from "./shared.ts";
 
 interface WriteInput {
   file_path: string;
@@ -34,7 +35,10 @@ export const Write = defineTool<WriteInput>({
   isConcurrencySafe: false,
   isDestructive: true,
   activityText: "Writing",
-  normalizeInput: normalizePaths(["file_path"]),
+  normalizeInput: (input, ctx) => {
+    const out = normalizePaths<WriteInput>(["file_path"])(input, ctx);
+    return { ...out, content: stripTrailingWhitespace(out.file_path, out.content) as string };
+  },
   checkPermissions: (input, ctx) =>
     ctx.mode === "acceptEdits" && isInsideReal(absolutePath(input.file_path, ctx.cwd), ctx.cwd) ? { behavior: "allow", reason: "acceptEdits mode: edits inside the working directory" } : undefined,
   call(input, ctx): ToolResult {

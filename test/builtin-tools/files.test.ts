@@ -250,3 +250,27 @@ describe("Edit", () => {
     expect(miss.text).toContain(path.join(dir, "e/created.txt"));
   });
 });
+
+describe("trailing whitespace and the parsed input (recorded: write-edit-whitespace, write-edit-results)", () => {
+  it("Write and Edit strip each line's trailing whitespace outside markdown, line endings kept; the input the call keeps is the stripped one", async () => {
+    const w = await run(host, "Write", { file_path: path.join(dir, "ws/a.txt"), content: "one  \r\ntwo\t\nthree \n" });
+    expect(fs.readFileSync(path.join(dir, "ws/a.txt"), "utf8")).toBe("one\r\ntwo\nthree\n");
+    expect((w.o.input as { content: string }).content).toBe("one\r\ntwo\nthree\n");
+    await run(host, "Write", { file_path: path.join(dir, "ws/b.MD"), content: "hard  \nbreak\n" });
+    expect(fs.readFileSync(path.join(dir, "ws/b.MD"), "utf8")).toBe("hard  \nbreak\n");
+    const f = write(dir, "ws/c.js", "keep\n");
+    await run(host, "Read", { file_path: f });
+    const e = await run(host, "Edit", { file_path: f, old_string: "keep", new_string: "kept  \nmore\t" });
+    expect(fs.readFileSync(f, "utf8")).toBe("kept\nmore\n");
+    expect(e.o.input).toMatchObject({ new_string: "kept\nmore", replace_all: false });
+  });
+
+  it("a missing or ambiguous old_string in a file read this session is refused at validation, before any hook or prompt", async () => {
+    const f = write(dir, "ws/d.txt", "x\nx\n");
+    await run(host, "Read", { file_path: f });
+    const r = await run(host, "Edit", { file_path: f, old_string: "x", new_string: "y" });
+    expect([r.o.status, r.isError]).toEqual(["invalid-input", true]);
+    expect(r.text).toMatch(/^Invalid input for Edit: old_string matches 2 places/);
+    expect(r.o.trace.some((t) => t.stage.startsWith("hook."))).toBe(false);
+  });
+});

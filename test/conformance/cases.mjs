@@ -391,3 +391,21 @@ CASES.push(
     steps: [bash("touch asked.txt"), bash("node -e 1"), { name: "Write", input: { file_path: "{{cwd}}/w.txt", content: "w\n" } }, { name: "Read", input: { file_path: "{{home}}/outside.txt" } }],
   },
 );
+
+/** Write/Edit of lines ending in spaces or tabs, per file type: which ones Claude Code strips, and markdown's two-space line breaks. */
+const WS = "one  \ntwo\t\n  three  \nfour\n";
+const WS_FILES = ["ws.txt", "ws.md", "ws.mdx", "ws.markdown", "ws.js", "ws.py", "ws.json", "Makefile", "ws.TXT", "ws.MD", "ws.Mdx"];
+CASES.push({
+  id: "write-edit-whitespace",
+  about: `Write and Edit with trailing whitespace (${WS_FILES.join(", ")}): what Claude Code strips, before hooks see it`,
+  files: { "e.txt": "keep\n", "e.md": "keep\n", "e.js": "keep\n" },
+  settings: ALLOW_EDITS,
+  hooks: [{ event: "PreToolUse", matcher: "*", label: "pre" }, { event: "PostToolUse", matcher: "*", label: "post" }],
+  steps: [
+    ...WS_FILES.map((f) => ({ name: "Write", input: { file_path: `{{cwd}}/${f}`, content: WS } })),
+    ...["e.txt", "e.md", "e.js"].flatMap((f) => [
+      { name: "Read", input: { file_path: `{{cwd}}/${f}` } },
+      { name: "Edit", input: { file_path: `{{cwd}}/${f}`, old_string: "keep", new_string: "kept  \nmore\t" } },
+    ]),
+  ],
+});

@@ -31,6 +31,9 @@ const PASS_ENV = ["CLAUDE_CODE_EFFORT_LEVEL", "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP"]
  */
 function decisionOf(o: ExecuteOutcome, asked: boolean): { decision: string; source?: string } {
   if (o.status === "unknown-tool") return { decision: "unknown-tool" };
+  // Refused before any permission decision (schema, the tool's own validation): Claude Code's stream reports no
+  // reject for it either, which the recorder reads as "allow" (a hook's ill-typed rewrite is Claude Code's deny).
+  if (o.status === "invalid-input" && !o.trace.some((t) => t.stage === "preToolUse.updateInput")) return { decision: "allow" };
   if (asked || o.status === "not-approved") return { decision: "ask", source: "user_reject" };
   const decision = o.decision === "deny" || o.status === "denied" ? "deny" : "allow";
   const byHook = o.trace.some((t) => t.stage === "hook.PreToolUse" && t.outcome === decision);

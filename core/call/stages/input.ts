@@ -22,7 +22,7 @@ export function validate(call: Call): MaybePromise<ExecuteOutcome | undefined> {
   if (tool.normalizeInput) call.input = tool.normalizeInput(call.input, { cwd: call.cwd });
   let own: string | undefined | Promise<string | undefined>;
   try {
-    own = tool.validateInput?.(call.input, { cwd: call.cwd });
+    own = tool.validateInput?.(call.input, { cwd: call.cwd, sessionState: call.session.shared });
   } catch (e) {
     own = errorMessage(e);
   }
