@@ -186,4 +186,7 @@ export class ToolContext implements ToolCallContext {
   readFilter(): ReadFilter | undefined {
     return this.call.readFilter();
   }
+  service<T = unknown>(name: string): T | undefined {
+    return this.call.host.service<T>(name);
+  }
 }

@@ -58,6 +58,8 @@ export interface ToolCallContext {
    * Read deny rules to ripgrep as exclusions; this is the same contract for every searching tool.
    */
   readFilter?(): ReadFilter | undefined;
+  /** A live object a plugin provided under `name` (host.service), e.g. "command-hooks.session-env"; optional by hand. */
+  service?<T = unknown>(name: string): T | undefined;
 }
 
 /** What `afterPostToolUse` gets: the call's result after the hooks, its input and session, and a note channel. */

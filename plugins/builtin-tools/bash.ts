@@ -11,6 +11,7 @@ import { defineTool, type ToolCallContext, type ToolResult } from "../../core/in
 import { isInside } from "../../lib/fs-path.ts";
 import { isReadOnlyCommand as readOnlyCommandLine, isReadOnlyInside } from "../../lib/rules/readonly.ts";
 import { bashFromResponse, noOutputExpected, taskStopFromResponse } from "./cc-response.ts";
+import { withSessionEnv } from "./session-env.ts";
 import { OutputRing, Spool, killGroup, lookup, nextId, ownedIds, registry, saveFullOutput, spawnShell, spillFile, waitFor, type ManagedProc } from "./procs.ts";
 
 export const DEFAULT_TIMEOUT_MS = 120_000;
@@ -111,7 +112,7 @@ function startBackground(input: BashInput, ctx: ToolCallContext): ToolResult {
       registry().procs.delete(p.id);
     }
   }
-  const child = spawnShell(input.command, shellCwd(ctx), { mergeStderr: true });
+  const child = spawnShell(withSessionEnv(input.command, ctx), shellCwd(ctx), { mergeStderr: true });
   const id = nextId("bash_");
   let resolveExit!: () => void;
   const p: ManagedProc = {
@@ -195,7 +196,7 @@ export const Bash = defineTool<BashInput>({
     const startCwd = shellCwd(ctx);
     const out = new Spool(spillFile(ctx.sessionId, ctx.toolUseId));
     const err = new Spool(spillFile(ctx.sessionId, ctx.toolUseId, ".stderr.txt"));
-    const run = await runForeground(input.command, startCwd, timeout, ctx.signal, out, err);
+    const run = await runForeground(withSessionEnv(input.command, ctx), startCwd, timeout, ctx.signal, out, err);
     const cwdNote = carryCwd(ctx, startCwd, run.endCwd);
     const exitCode = run.code ?? (run.sig ? 128 + (({ SIGTERM: 15, SIGKILL: 9, SIGINT: 2 }) as Record<string, number>)[run.sig]! || 1 : 1);
     const notes: string[] = [];

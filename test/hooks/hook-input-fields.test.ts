@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Host } from "../../core/index.ts";
-import { hostWith, script, tmpDir } from "./helpers.ts";
+import { hostWith, script, text, tmpDir } from "./helpers.ts";
 
 const hosts: Host[] = [];
 const savedEffort = process.env.CLAUDE_CODE_EFFORT_LEVEL;
@@ -102,6 +102,18 @@ describe("hook input fields", () => {
     expect(fs.readFileSync(files[2]!, "utf8")).toBe("export C=3\n");
     await h.execute("Echo", { text: "x" }, { sessionId: "sess/1" });
     expect(env(dir, "pre")[1]).toBe(""); // only SessionStart hooks get it (recorded)
+  });
+
+  it("Bash runs what the session's SessionStart hooks wrote to CLAUDE_ENV_FILE before each command, in hook order; other sessions do not", async () => {
+    const dir = tmpDir();
+    const hooks = { SessionStart: [recorder(dir, "a", "export A=one B=first"), recorder(dir, "b", "export B=second")].map((command) => ({ hooks: [{ type: "command", command }] })) };
+    const h = await hostWith(dir, { bundled: true, config: { hooks } });
+    hosts.push(h);
+    await h.event("SessionStart", { source: "startup" }, { sessionId: "env-1" });
+    const allow = () => ({ behavior: "allow" as const });
+    const r = await h.execute("Bash", { command: 'echo "A=$A B=$B"' }, { sessionId: "env-1", onAsk: allow });
+    expect(text(r)).toBe("A=one B=second");
+    expect(text(await h.execute("Bash", { command: 'echo "A=$A"' }, { sessionId: "env-2", onAsk: allow }))).toBe("A=");
   });
 
   it("PermissionRequest carries Claude Code's permission_suggestions", async () => {
