@@ -123,9 +123,22 @@ async function prepare(server: LspServer, input: LspInput, cwd: string, signal: 
     at: `${rel}:${input.line}:${input.character}`,
     fmt: new Formatter(cwd),
     screen,
-    done: (text, results) => ({ content: [{ type: "text", text: text + screen.note() }], structuredContent: { ...base, results, ...(screen.count ? { deniedLocations: screen.count } : {}) } }),
+    done: (text, results) => {
+      const shown = text + screen.note();
+      return { content: [{ type: "text", text: shown }], structuredContent: { ...base, results, ...(screen.count ? { deniedLocations: screen.count } : {}) }, toolResponse: ccResponse(input, shown, results, rel) };
+    },
     req: <R>(method: string, params: unknown) => server.request<R>(method, params, signal),
   };
+}
+
+/**
+ * The tool_response PostToolUse hooks get, in Claude Code's shape (recorded: plugin-lsp): the operation, the text the
+ * model saw, the file asked about, how many results and in how many files.
+ */
+function ccResponse(input: LspInput, result: string, results: unknown, rel: string): Record<string, unknown> {
+  const list = Array.isArray(results) ? results : results ? [results] : [];
+  const fileOf = (r: unknown) => (r as { file?: string; range?: { file?: string } }).file ?? (r as { range?: { file?: string } }).range?.file ?? rel;
+  return { operation: input.operation, result, filePath: input.filePath, resultCount: list.length, fileCount: new Set(list.map(fileOf)).size };
 }
 
 async function locations({ input, textDocument, position, at, fmt, screen, done, req }: Op): Promise<ToolResult> {
