@@ -32,7 +32,12 @@ export function toToolResult(res: Lenient): ToolResult {
   if (!Array.isArray(res.content) && res.toolResult !== undefined) content = [{ type: "text", text: typeof res.toolResult === "string" ? res.toolResult : JSON.stringify(res.toolResult) }];
   const out: ToolResult = { content };
   if (res.isError === true) out.isError = true;
-  if (res.structuredContent && typeof res.structuredContent === "object") out.structuredContent = res.structuredContent as Record<string, unknown>;
+  if (res.structuredContent && typeof res.structuredContent === "object") {
+    out.structuredContent = res.structuredContent as Record<string, unknown>;
+    // Claude Code shows the model a result's structuredContent as compact JSON in place of its text blocks (recorded:
+    // plugin-mcp); an error keeps its text, and images or resources beside it are kept.
+    if (res.isError !== true) out.content = [{ type: "text", text: JSON.stringify(res.structuredContent) }, ...content.filter((b) => b.type !== "text")];
+  }
   if (res._meta && typeof res._meta === "object") out.meta = { _meta: res._meta };
   return out;
 }
