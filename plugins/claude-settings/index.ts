@@ -80,13 +80,36 @@ function readFiles(c: SettingsCollector, layers: LayerFile[]): Found {
   return found;
 }
 
+/** The permission rule lists allowManagedPermissionRulesOnly takes from every other layer. */
+const RULE_LISTS = ["allow", "deny", "ask"];
+
+/**
+ * Managed settings' `allowManagedPermissionRulesOnly: true` (Claude Code): only managed allow/deny/ask rules apply —
+ * every other layer's rule lists are dropped, the rest of its `permissions` (defaultMode …) kept (recorded:
+ * settings-managed-rules-only). Returns the managed file that says so.
+ */
+function managedRulesOnly(settings: ReturnType<typeof gate>["settings"]): string | undefined {
+  return settings.find((s) => s.id === "settings:managed" && s.value.allowManagedPermissionRulesOnly === true)?.file;
+}
+
+function withoutRules(permissions: unknown): unknown {
+  if (!permissions || typeof permissions !== "object" || Array.isArray(permissions)) return permissions;
+  return Object.fromEntries(Object.entries(permissions).filter(([k]) => !RULE_LISTS.includes(k)));
+}
+
 /** Add the sources, each gated by trust; returns what was withheld. */
 function apply(c: SettingsCollector, found: Found, state: TrustView): string[] {
   const g = gate(found, state);
+  const managedOnly = managedRulesOnly(g.settings);
   for (const s of g.settings) {
     // disableAllHooks / allowManagedHooksOnly only restrict: they apply trusted or not (command-hooks reads them).
     const switches = Object.fromEntries(HOOK_SWITCHES.filter((k) => typeof s.value[k] === "boolean").map((k) => [k, s.value[k]]));
-    c.add(settingsPlugin(s.id, "settings", s.file, { permissions: s.permissions, hooks: s.hooks, ...switches }, { projectDir: c.cwd, rulesRoot: c.cwd }));
+    const dropRules = managedOnly && s.id !== "settings:managed" && withoutRules(s.permissions) !== s.permissions;
+    const permissions = dropRules ? withoutRules(s.permissions) : s.permissions;
+    if (dropRules && RULE_LISTS.some((k) => (s.permissions as Record<string, unknown>)[k] !== undefined)) {
+      c.problem({ plugin: s.id, file: s.file, path: "/permissions", message: `permission rules ignored: allowManagedPermissionRulesOnly is true in managed settings (${managedOnly})`, severity: "warning" });
+    }
+    c.add(settingsPlugin(s.id, "settings", s.file, { permissions, hooks: s.hooks, ...switches }, { projectDir: c.cwd, rulesRoot: c.cwd }));
     c.mode({ value: { permissions: s.permissions }, topMode: false, plugin: s.id, file: s.file, prefix: "", checkedIn: s.checkedIn, precedence: s.precedence });
   }
   if (found.mcp && Object.keys(g.mcpServers).length) {

@@ -8,7 +8,8 @@
  *
  * Each case is one `claude -p` session against the scripted Anthropic API on 127.0.0.1 (one tool_use per assistant
  * turn), as `nobody` when we are root, in a scratch directory. An "ask" is told from a deny by
- * `--permission-prompt-tool` pointing at a recording MCP tool that answers deny.
+ * `--permission-prompt-tool` pointing at a recording MCP tool that answers deny. Cases with managed settings install
+ * them as /etc/claude-code/managed-settings.json for their run (one at a time, root only) and restore what was there.
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -39,7 +40,7 @@ async function recordCase(bin, c) {
   for (const p of L.plugins) args.push("--plugin-dir", p);
   if (L.cliSettings) args.push("--settings", L.cliSettings);
   const before = snapshot(L.project);
-  const out = await runClaude(bin, args, { cwd: L.project, env, root, timeoutMs: 60_000 + 10_000 * steps.length });
+  const out = await withManagedSettings(L, () => runClaude(bin, args, { cwd: L.project, env, root, timeoutMs: 60_000 + 10_000 * steps.length }));
   server.close();
   const lines = streamLines(out.stdout);
   const version = lines.find((m) => m.type === "system" && m.subtype === "init")?.claude_code_version ?? "";
@@ -60,6 +61,37 @@ async function recordCase(bin, c) {
   else fs.rmSync(root, { recursive: true, force: true });
   if (version !== CC_VERSION) throw new Error(`${c.id}: Claude Code said version "${version}" (exit ${out.code}): ${out.stderr.slice(0, 400)}`);
   return scrub(obs, L);
+}
+
+/** Claude Code's managed settings folder on Linux: system-wide, so a case that has managed settings runs alone. */
+const MANAGED_DIR = "/etc/claude-code";
+const hasManaged = (c) => !!(c.settings?.managed || c.hooks?.some((h) => h.where === "managed"));
+
+/**
+ * Run `fn` with the case's managed-settings.json installed as /etc/claude-code/managed-settings.json (readable by
+ * the session's user), then put back whatever /etc/claude-code held (moved aside for the run, so its
+ * managed-settings.d drop-ins do not mix in either). Needs root, as the recorder runs when it records as nobody.
+ */
+async function withManagedSettings(L, fn) {
+  const file = path.join(L.managedDir, "managed-settings.json");
+  if (!fs.existsSync(file)) return fn();
+  const aside = `${MANAGED_DIR}.conformance-${process.pid}`;
+  const had = fs.existsSync(MANAGED_DIR);
+  if (had) fs.renameSync(MANAGED_DIR, aside);
+  const restore = () => {
+    fs.rmSync(MANAGED_DIR, { recursive: true, force: true });
+    if (had) fs.renameSync(aside, MANAGED_DIR);
+  };
+  process.once("SIGINT", restore);
+  try {
+    fs.mkdirSync(MANAGED_DIR, { mode: 0o755 });
+    fs.copyFileSync(file, path.join(MANAGED_DIR, "managed-settings.json"));
+    fs.chmodSync(path.join(MANAGED_DIR, "managed-settings.json"), 0o644);
+    return await fn();
+  } finally {
+    process.off("SIGINT", restore);
+    restore();
+  }
 }
 
 /** The tools array of the first request that carries one: name, description, input_schema, defer_loading. */
@@ -119,9 +151,16 @@ function observeSteps(steps, requests, lines, promptLog) {
 
 async function main() {
   const bin = ensureClaude();
-  const cases = CASES.filter((c) => !only || only.has(c.id));
+  let cases = CASES.filter((c) => !only || only.has(c.id));
+  const managed = cases.filter(hasManaged);
+  if (managed.length && process.getuid?.() !== 0) {
+    process.stderr.write(`skipping ${managed.map((c) => c.id).join(", ")}: recording managed settings writes ${MANAGED_DIR} (run as root)\n`);
+    cases = cases.filter((c) => !hasManaged(c));
+  }
   fs.mkdirSync(RECORDINGS, { recursive: true });
-  const queue = [...cases];
+  // Managed settings are system-wide: those cases run one at a time, after the others.
+  const queue = cases.filter((c) => !hasManaged(c));
+  const serial = cases.filter(hasManaged);
   let done = 0;
   const t0 = Date.now();
   const worker = async () => {
@@ -132,6 +171,8 @@ async function main() {
     }
   };
   await Promise.all(Array.from({ length: jobs }, worker));
+  queue.push(...serial);
+  await worker();
   process.stderr.write(`\nwrote ${cases.length} recordings to ${path.relative(process.cwd(), RECORDINGS)}\n`);
 }
 

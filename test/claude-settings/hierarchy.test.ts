@@ -86,6 +86,23 @@ describe("settings layers", () => {
     expect(denied.file).toBe(path.join(managed, "managed-settings.d", "10-extra.json"));
   });
 
+  it("allowManagedPermissionRulesOnly in managed settings: only managed rules apply; each other layer's ignored rules are a warning naming its file", async () => {
+    writeTree(managed, { "managed-settings.json": { allowManagedPermissionRulesOnly: true, permissions: { allow: ["Bash(touch *)"] } } });
+    writeTree(home, { "settings.json": { permissions: { allow: ["Bash(mkdir *)"] } } });
+    writeTree(project, { ".claude/settings.json": { permissions: { allow: ["Bash(cp *)"] } }, ".claude/settings.local.json": { permissions: { deny: ["Bash(touch *)"] } } });
+    const h = await host();
+    expect((await h.execute("Bash", { command: "touch managed-allowed" })).status).toBe("ok");
+    expect((await h.execute("Bash", { command: "mkdir user-allowed" })).status).toBe("not-approved");
+    expect((await h.execute("Bash", { command: "cp a b" })).status).toBe("not-approved");
+    const w = h.problems().filter((p) => /allowManagedPermissionRulesOnly/.test(p.message)).map((p) => `${p.plugin} ${p.file}`);
+    expect(w.sort()).toEqual([`settings:local ${path.join(project, ".claude/settings.local.json")}`, `settings:project ${path.join(project, ".claude/settings.json")}`, `settings:user ${path.join(home, "settings.json")}`]);
+    // Elsewhere than in managed settings the switch changes nothing.
+    fs.rmSync(path.join(managed, "managed-settings.json"));
+    writeTree(project, { ".claude/settings.json": { allowManagedPermissionRulesOnly: true, permissions: { allow: ["Bash(cp *)"] } } });
+    const h2 = await host();
+    expect((await h2.execute("Bash", { command: "mkdir user-allowed-2" })).status).toBe("ok");
+  });
+
   it("mode precedence: managed over --settings over local over project over user; the user file may switch on acceptEdits", async () => {
     writeTree(home, { "settings.json": { permissions: { defaultMode: "acceptEdits" } } });
     expect((await host()).modeSource).toMatchObject({ mode: "acceptEdits", source: "settings:user" });

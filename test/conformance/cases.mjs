@@ -409,3 +409,50 @@ CASES.push({
     ]),
   ],
 });
+
+/**
+ * Managed settings (/etc/claude-code/managed-settings.json, written by the recorder for the run; `managedSettingsDir`
+ * in the replay): managed rules beside project ones, allowManagedHooksOnly with hooks in every layer and a plugin,
+ * allowManagedPermissionRulesOnly.
+ */
+CASES.push(
+  {
+    id: "settings-managed-rules",
+    about: "managed settings: a managed deny and ask beat a project allow; a managed allow; hooks of managed and project settings both run",
+    settings: {
+      managed: { permissions: { deny: ["Bash(rm:*)"], ask: ["Bash(touch:*)"], allow: ["Bash(mkdir:*)"] } },
+      project: { permissions: { allow: ["Bash(echo:*)", "Bash(rm:*)", "Bash(touch:*)"] } },
+    },
+    hooks: [
+      { event: "PreToolUse", matcher: "Bash", label: "managed-pre", where: "managed" },
+      { event: "PreToolUse", matcher: "Bash", label: "project-pre" },
+    ],
+    steps: [bash("echo hi"), bash("rm -f nothing.txt"), bash("touch made.txt"), bash("mkdir -p made")],
+  },
+  {
+    id: "settings-managed-hooks-only",
+    about: "allowManagedHooksOnly: true in managed settings: only managed hooks run (not user, project, local or plugin hooks)",
+    plugins: ["scenario-guard"],
+    files: { "notes.txt": "keep\n" },
+    settings: { managed: { allowManagedHooksOnly: true }, project: { permissions: { allow: ["Bash(echo:*)"] } } },
+    hooks: [
+      { event: "PreToolUse", matcher: "*", label: "managed-pre", where: "managed" },
+      { event: "PreToolUse", matcher: "*", label: "user-pre", where: "user" },
+      { event: "PreToolUse", matcher: "*", label: "project-pre" },
+      { event: "PreToolUse", matcher: "*", label: "local-pre", where: "local" },
+    ],
+    steps: [bash("echo hi"), { name: "Read", input: { file_path: "{{cwd}}/notes.txt" } }],
+  },
+  {
+    id: "settings-managed-rules-only",
+    about: "allowManagedPermissionRulesOnly: true in managed settings: project, local and user rules no longer apply",
+    settings: {
+      managed: { allowManagedPermissionRulesOnly: true, permissions: { allow: ["Bash(touch:*)"] } },
+      project: { permissions: { allow: ["Bash(mkdir:*)"] } },
+      local: { permissions: { deny: ["Bash(touch:*)"] } },
+      user: { permissions: { allow: ["Bash(cp:*)"] } },
+    },
+    files: { "a.txt": A },
+    steps: [bash("touch made.txt"), bash("mkdir -p made"), bash("cp a.txt b.txt")],
+  },
+);

@@ -8,6 +8,8 @@ export interface Layout {
   node: string;
   plugins: string[];
   toolhostHome?: string;
+  /** The managed settings folder (managed-settings.json when the case has `settings.managed` or managed hooks). */
+  managedDir: string;
   /** The --settings file, when the case has one. */
   cliSettings?: string;
 }

@@ -20,8 +20,12 @@ export const RECORDINGS = path.join(HERE, "recordings");
 /** The tool_use id of a case's i-th step (0-based), the same in the recording and the replay. */
 export const stepId = (i) => `toolu_${String(i + 1).padStart(2, "0")}`;
 
-/** Where a hook's settings live: settings.json of the project, settings.local.json, the user's ~/.claude/settings.json. */
-const SETTINGS_FILE = { project: "project/.claude/settings.json", local: "project/.claude/settings.local.json", user: "home/.claude/settings.json" };
+/**
+ * Where a hook's settings live: settings.json of the project, settings.local.json, the user's ~/.claude/settings.json,
+ * and managed settings (`managed/` under the scratch root: the replay's managedSettingsDir; the recorder installs the
+ * file as /etc/claude-code/managed-settings.json for the run and restores what was there).
+ */
+const SETTINGS_FILE = { project: "project/.claude/settings.json", local: "project/.claude/settings.local.json", user: "home/.claude/settings.json", managed: "managed/managed-settings.json" };
 
 export function substitute(v, L) {
   if (typeof v === "string") return v.replaceAll("{{cwd}}", L.project).replaceAll("{{home}}", L.home).replaceAll("{{root}}", L.root).replaceAll("{{repo}}", REPO).replaceAll("{{node}}", L.node);
@@ -65,7 +69,7 @@ function writeFiles(dir, files, L) {
 
 /** Build a case's layout under `root` (an empty real directory). `node`: the node binary hook commands name. */
 export function buildLayout(root, c, node = process.execPath) {
-  const L = { root, project: path.join(root, "project"), home: path.join(root, "home"), hookLog: path.join(root, "hooks.jsonl"), hookDir: path.join(root, "hooks"), node, plugins: [] };
+  const L = { root, project: path.join(root, "project"), home: path.join(root, "home"), hookLog: path.join(root, "hooks.jsonl"), hookDir: path.join(root, "hooks"), node, plugins: [], managedDir: path.join(root, "managed") };
   for (const d of [L.project, L.home, path.join(root, "bin"), path.join(root, "tmp")]) fs.mkdirSync(d, { recursive: true });
   fs.copyFileSync(path.join(HERE, "hook-recorder.sh"), path.join(root, "bin/hook-recorder.sh"));
   fs.mkdirSync(L.hookDir);

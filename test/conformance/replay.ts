@@ -84,6 +84,9 @@ export async function replayCase(c: ConformanceCase): Promise<Observation> {
     mode: c.mode ?? "default",
     trustWorkspace: true,
     ...(L.cliSettings ? { settings: L.cliSettings } : {}),
+    // The case's managed settings (the recorder installed them as /etc/claude-code/managed-settings.json); a case
+    // without any reads an empty folder, never this machine's.
+    managedSettingsDir: L.managedDir,
     // The recorder's permission prompt tool answers every ask "deny"; a case recorded without one (noPromptTool) has
     // nobody to ask, as a headless embedder without onAsk.
     ...(c.noPromptTool
