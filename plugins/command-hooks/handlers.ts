@@ -3,6 +3,8 @@
  * per event, compiled once per Build: matchers become predicates, identical handlers from settings
  * sources collapse into one, and each handler keeps its provenance (plugin, file, JSON path).
  */
+import fs from "node:fs";
+import path from "node:path";
 import type { LoadedPlugin, ProblemReport } from "../../core/index.ts";
 import { TOOL_ALIASES } from "../../lib/tool-names.ts";
 import { layerRank } from "../../lib/settings-layers.ts";
@@ -47,6 +49,34 @@ export interface Handler {
   async: boolean;
   /** Other declarations this one stands for (identical settings handlers run once). */
   duplicates: string[];
+  /** `"shell": "powershell"`: run with pwsh (or powershell) from PATH; any other value runs `sh -c`, as Claude Code's "bash" does on Linux (recorded). */
+  shell?: "powershell";
+}
+
+const pwshCache = new Map<string, string | null>();
+/** pwsh, else powershell, on PATH (cached per PATH), or null: Claude Code's lookup for `"shell": "powershell"`. */
+export function findPowerShell(envPath = process.env.PATH ?? ""): string | null {
+  let hit = pwshCache.get(envPath);
+  if (hit !== undefined) return hit;
+  hit = null;
+  for (const name of ["pwsh", "powershell"]) {
+    for (const d of envPath.split(":").filter(Boolean)) {
+      try {
+        fs.accessSync(path.join(d, name), fs.constants.X_OK);
+        hit = path.join(d, name);
+      } catch {}
+      if (hit) break;
+    }
+    if (hit) break;
+  }
+  pwshCache.set(envPath, hit);
+  return hit;
+}
+
+/** Why a `"shell": "powershell"` hook cannot run here (Claude Code's words, naming the hook), or undefined. */
+export function noPowerShell(h: Pick<Handler, "shell" | "plugin" | "file" | "jsonPath">, envPath?: string): string | undefined {
+  if (h.shell !== "powershell" || findPowerShell(envPath)) return undefined;
+  return `hook (${h.plugin} ${h.file}${h.jsonPath}) has shell: 'powershell' but no PowerShell executable (pwsh or powershell) was found on PATH. Install PowerShell, or remove "shell": "powershell" to run it with sh.`;
 }
 
 /** Events whose matcher filters on the tool name and where `if` rules apply. */
@@ -133,6 +163,7 @@ function toHandler(h: Record<string, unknown>, at: { event: string; index: numbe
     statusMessage: typeof h.statusMessage === "string" ? h.statusMessage : undefined,
     async: h.async === true || h.asyncRewake === true,
     duplicates: [],
+    ...(h.type === "command" && h.shell === "powershell" ? { shell: "powershell" as const } : {}),
   };
 }
 
@@ -161,6 +192,8 @@ export function collectHandlers(plugins: readonly LoadedPlugin[], problems: Prob
             if (problem) return void report(problem);
             if (h.asyncRewake === true) report({ path: `${jsonPath}/asyncRewake`, message: `asyncRewake is not supported; the handler runs as a plain async hook`, severity: "warning" });
             const handler = toHandler(h, { event, index: index++, lp, file: comp.file, jsonPath, matcher: group.matcher, matches: m.test });
+            const noPwsh = noPowerShell(handler);
+            if (noPwsh) report({ path: `${jsonPath}/shell`, message: `${noPwsh} It fails (non-blocking) each time it fires, as in Claude Code`, severity: "warning" });
             // Identical handlers from settings files run once; a plugin's copy stays separate (formats §3.1).
             if (lp.kind === "settings" || lp.kind === "config") {
               const dedupKey = JSON.stringify([event, handler.type, handler.command, handler.args ?? null, handler.matcher ?? "", handler.if ?? ""]);

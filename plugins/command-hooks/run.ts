@@ -1,13 +1,13 @@
 /**
  * Running one command hook: JSON on stdin, exit code + stdout + stderr back, with Claude Code's
- * exit-code table (formats §3.6) applied. Shell form runs `sh -c <command>`; exec form (`args`)
- * spawns the program directly. Each hook runs in its own process group (detached, no TTY) so a
+ * exit-code table (formats §3.6) applied. Shell form runs `sh -c <command>` (`"shell": "powershell"`: pwsh
+ * -Command, or a non-blocking failure when PATH has no PowerShell); exec form (`args`) spawns the program directly. Each hook runs in its own process group (detached, no TTY) so a
  * timeout or an abort kills the whole tree.
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import type { Handler } from "./handlers.ts";
+import { findPowerShell, noPowerShell, type Handler } from "./handlers.ts";
 
 export type RunStatus = "ok" | "block" | "error" | "timeout" | "missing" | "spawn-error" | "aborted";
 
@@ -82,13 +82,18 @@ export function runHandler(h: Handler, stdin: string, opts: { cwd: string; proje
   const t0 = performance.now();
   ensureDataDir(h);
   const env: Record<string, string> = { ...inheritedEnv(), ...claudeCodeEnv(opts.sessionId), ...opts.env, CLAUDE_PROJECT_DIR: opts.projectDir, TOOLHOST_PROJECT_DIR: opts.projectDir, ...h.env };
+  // `"shell": "powershell"` with no PowerShell: Claude Code fails the hook as a non-blocking error (exit 1) and the
+  // model sees nothing (recorded: hook-shell-powershell).
+  const noPwsh = noPowerShell(h, env.PATH);
+  if (noPwsh) return Promise.resolve({ status: "error", exitCode: 1, stdout: "", stderr: `Failed to run: ${noPwsh}`, ms: 0, message: noPwsh });
   return new Promise<RunResult>((resolve) => {
     let stdout = "";
     let stderr = "";
     let settled = false;
     let timedOut = false;
     let aborted = false;
-    const direct = h.args ? { file: h.command, args: h.args } : directExec(h.command, opts.cwd, env.PATH);
+    const pwsh = h.shell === "powershell" ? findPowerShell(env.PATH) : null;
+    const direct = pwsh ? { file: pwsh, args: ["-NoProfile", "-NonInteractive", "-Command", h.command] } : h.args ? { file: h.command, args: h.args } : directExec(h.command, opts.cwd, env.PATH);
     const child = direct
       ? spawn(direct.file, direct.args, { cwd: opts.cwd, env, detached: true, stdio: ["pipe", "pipe", "pipe"] })
       : spawn("/bin/sh", ["-c", h.command], { cwd: opts.cwd, env, detached: true, stdio: ["pipe", "pipe", "pipe"] });

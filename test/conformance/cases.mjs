@@ -410,6 +410,20 @@ CASES.push({
   ],
 });
 
+/** A hook's `shell` field: "powershell" on Linux with no pwsh installed, beside a hook without the field. */
+CASES.push({
+  id: "hook-shell-powershell",
+  about: 'a hook with "shell": "powershell" where no pwsh is installed (Linux), beside a plain hook',
+  settings: { project: { permissions: { allow: ["Bash(echo:*)"] } } },
+  hooks: [
+    { event: "PreToolUse", matcher: "Bash", label: "pwsh-pre", shell: "powershell" },
+    { event: "PreToolUse", matcher: "Bash", label: "plain-pre" },
+    { event: "PostToolUse", matcher: "Bash", label: "pwsh-post", shell: "powershell" },
+    { event: "SessionStart", label: "pwsh-session", shell: "powershell" },
+  ],
+  steps: [bash("echo hi")],
+});
+
 /**
  * Managed settings (/etc/claude-code/managed-settings.json, written by the recorder for the run; `managedSettingsDir`
  * in the replay): managed rules beside project ones, allowManagedHooksOnly with hooks in every layer and a plugin,

@@ -53,7 +53,7 @@ export function settingsFor(c, L) {
     const s = (out[layer] ??= {});
     const ev = ((s.hooks ??= {})[h.event] ??= []);
     // `command`: a case's own hook command (it should end by running the recording hook under its label).
-    const cmd = { type: "command", command: h.command ? substitute(h.command, L) : recorderCommand(L, h), ...(h.timeout ? { timeout: h.timeout } : {}) };
+    const cmd = { type: "command", command: h.command ? substitute(h.command, L) : recorderCommand(L, h), ...(h.timeout ? { timeout: h.timeout } : {}), ...(h.shell ? { shell: h.shell } : {}) };
     ev.push(h.matcher === undefined ? { hooks: [cmd] } : { matcher: h.matcher, hooks: [cmd] });
   }
   return out;

@@ -101,3 +101,22 @@ describe("environment", () => {
     fs.rmSync(dir, { recursive: true });
   });
 });
+
+describe('"shell": "powershell" (recorded: hook-shell-powershell)', () => {
+  it("without pwsh or powershell on PATH: a non-blocking failure in Claude Code's words, naming the hook; nothing runs", async () => {
+    const dir = tmpDir();
+    const marker = path.join(dir, "ran");
+    const h = handler({ shell: "powershell", command: `touch '${marker}'`, plugin: "settings:project", file: "/p/.claude/settings.json" });
+    const r = await runHandler(h, "{}", { cwd: dir, projectDir: dir, env: { PATH: dir } });
+    expect([r.status, r.exitCode, fs.existsSync(marker)]).toEqual(["error", 1, false]);
+    expect(r.stderr).toBe(`Failed to run: hook (settings:project /p/.claude/settings.json/hooks/PreToolUse/0/hooks/0) has shell: 'powershell' but no PowerShell executable (pwsh or powershell) was found on PATH. Install PowerShell, or remove "shell": "powershell" to run it with sh.`);
+    const e = interpret("PreToolUse", h, r);
+    expect([e.failure, e.decision]).toEqual([r.message, undefined]);
+  });
+  it("with pwsh on PATH it runs pwsh -NoProfile -NonInteractive -Command <command>", async () => {
+    const dir = tmpDir();
+    script(dir, "pwsh", `#!/bin/sh\nprintf '%s|' "$@"\n`);
+    const r = await runHandler(handler({ shell: "powershell", command: "Write-Output hi" }), "{}", { cwd: dir, projectDir: dir, env: { PATH: `${dir}:/usr/bin:/bin` } });
+    expect([r.status, r.stdout]).toEqual(["ok", "-NoProfile|-NonInteractive|-Command|Write-Output hi|"]);
+  });
+});
