@@ -37,11 +37,15 @@ export function compatibilityTable(entries = JSON.parse(fs.readFileSync(path.joi
     "|---|---|---|",
     ...intended.map((e) => `| ${cell(e.what)} | ${where(e)} | ${cell(e.reason)} |`),
     "",
-    "Known gaps (issue 15; each entry disappears when its fix lands):",
-    "",
-    "| item | what | where | Claude Code vs toolhost |",
-    "|---|---|---|---|",
-    ...gaps.map((e) => `| ${e.item} | ${cell(e.what)} | ${where(e)} | ${cell(e.reason.replace(/^known gap: /, ""))} |`),
+    ...(gaps.length
+      ? [
+          "Known gaps (issue 15; each entry disappears when its fix lands):",
+          "",
+          "| item | what | where | Claude Code vs toolhost |",
+          "|---|---|---|---|",
+          ...gaps.map((e) => `| ${e.item} | ${cell(e.what)} | ${where(e)} | ${cell(e.reason.replace(/^known gap: /, ""))} |`),
+        ]
+      : ["Known gaps: none listed (a gap found by a new recording is listed in differences.json with `kind: \"gap\"` until fixed)."]),
     END,
   ];
   return lines.join("\n");
