@@ -82,14 +82,19 @@ async function withManagedSettings(L, fn) {
     fs.rmSync(MANAGED_DIR, { recursive: true, force: true });
     if (had) fs.renameSync(aside, MANAGED_DIR);
   };
-  process.once("SIGINT", restore);
+  // Interrupted mid-run: put the folder back, then exit as an interrupted process does.
+  const onSigint = () => {
+    restore();
+    process.exit(130);
+  };
+  process.once("SIGINT", onSigint);
   try {
     fs.mkdirSync(MANAGED_DIR, { mode: 0o755 });
     fs.copyFileSync(file, path.join(MANAGED_DIR, "managed-settings.json"));
     fs.chmodSync(path.join(MANAGED_DIR, "managed-settings.json"), 0o644);
     return await fn();
   } finally {
-    process.off("SIGINT", restore);
+    process.off("SIGINT", onSigint);
     restore();
   }
 }
