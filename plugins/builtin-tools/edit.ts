@@ -84,9 +84,15 @@ function target(file: string, original: string, input: EditInput): { crlf: boole
 function precheck(input: EditInput, ctx: { cwd: string; sessionState?: Map<string, unknown> }): string | undefined {
   if (!ctx.sessionState) return undefined;
   const file = absolutePath(input.file_path, ctx.cwd);
-  const st = fs.statSync(file, { throwIfNoEntry: false });
-  if (!st?.isFile() || !readRecord(ctx.sessionState, file)) return undefined;
-  const raw = fs.readFileSync(file);
+  let raw: Buffer;
+  let st: fs.Stats | undefined;
+  try {
+    st = fs.statSync(file, { throwIfNoEntry: false });
+    if (!st?.isFile() || !readRecord(ctx.sessionState, file)) return undefined;
+    raw = fs.readFileSync(file);
+  } catch {
+    return undefined; // unreadable now (ENOTDIR, EACCES …): the call says what happened
+  }
   if (staleCheck({ sessionState: ctx.sessionState, state: ctx.sessionState }, file, st, raw) || raw.includes(0)) return undefined;
   const t = target(file, raw.toString("utf8"), input);
   return typeof t === "string" ? t : undefined;

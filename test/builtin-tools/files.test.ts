@@ -274,3 +274,16 @@ describe("trailing whitespace and the parsed input (recorded: write-edit-whitesp
     expect(r.o.trace.some((t) => t.stage.startsWith("hook."))).toBe(false);
   });
 });
+
+describe("Edit's early old_string check leaves other failures to the call", () => {
+  it("a path under a file (ENOTDIR) or a file never read gets the call's own message, not an invalid-input", async () => {
+    const f = write(dir, "pre/plain.txt", "a\n");
+    await run(host, "Read", { file_path: f });
+    const under = await run(host, "Edit", { file_path: path.join(f, "sub.txt"), old_string: "a", new_string: "b" });
+    expect(under.o.status).not.toBe("invalid-input");
+    const unread = write(dir, "pre/unread.txt", "a\na\n");
+    const r = await run(host, "Edit", { file_path: unread, old_string: "a", new_string: "b" });
+    expect(r.o.status).not.toBe("invalid-input");
+    expect(r.text).toMatch(/has not been read yet/);
+  });
+});
