@@ -250,7 +250,7 @@ export default async function experiment(argv: string[] = []): Promise<void> {
   const p = { ...EMBED_PARAMS, ...(argv[0] && !argv[0].startsWith("--") ? JSON.parse(argv[0]) : {}) };
   const neighbours = neighbourTable(units, p);
   console.log(`${nTools} tool units, ${units.length - nTools} query units; ${neighbours.size} words with neighbours; ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  const learned = fit([...pairsOf(meta, 1, (q) => !isTune(q)), ...pairsOf(live, LIVE_WEIGHT, (q) => !isTune(q))], { minCount: 3, minNpmi: 0.25, topK: 8, liveWeight: LIVE_WEIGHT });
+  const learned = fit([...pairsOf(meta, 1, (q) => !isTune(q)), ...pairsOf(live, LIVE_WEIGHT, (q) => !isTune(q))], { minCount: 3, minNpmi: 0.25, topK: 8, liveWeight: LIVE_WEIGHT, minTools: 1, ownWordTools: 0 }); // the first round's table
   for (const neighbourWeight of [0, 0.1, 0.2, 0.35]) {
     const o = { learned, neighbours, neighbourWeight };
     const m = mean(meta, new ToolIndex(meta.docs, o), isTune);

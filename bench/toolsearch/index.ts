@@ -66,16 +66,20 @@ function report(set: BenchSet, ours: ReturnType<typeof evaluate>, base: ReturnTy
 }
 
 /** 10,000 tools: the two MCP corpora replicated under renamed servers. */
-function synthesise(sets: BenchSet[], n: number): SearchDoc[] {
+export function synthesise(sets: BenchSet[], n: number): SearchDoc[] {
   const src = sets.flatMap((s) => s.docs);
   const out: SearchDoc[] = [];
   for (let copy = 0; out.length < n; copy++) {
+    // one description string per mirrored server, as an MCP client holds one `instructions` string per server
+    const serverText = new Map<string, string>();
     for (const d of src) {
       if (out.length >= n) break;
       const server = `${d.server ?? "srv"}-${copy}`;
       // each copy is a different server, with its own description text (so nothing is shared across copies
       // that real servers would not share: tools of one server share its description, and only those)
-      out.push({ ...d, name: `mcp__${server}__${d.shortName}`, server, serverDescription: d.serverDescription && `${d.serverDescription} (mirror ${copy})` });
+      let text = d.serverDescription && serverText.get(server);
+      if (d.serverDescription && text === undefined) serverText.set(server, (text = `${d.serverDescription} (mirror ${copy})`));
+      out.push({ ...d, name: `mcp__${server}__${d.shortName}`, server, serverDescription: text });
     }
   }
   return out;
@@ -190,10 +194,11 @@ export async function run(argv: string[] = []): Promise<unknown> {
       const variants: Array<[string, Partial<RankOptions>]> = [
         ["no learned associations (both uses)", { learnedWeight: 0, learnedRelated: false }],
         ["no learned query expansion", { learnedWeight: 0 }],
-        ["no learned related field", { learnedRelated: false }],
+        ["learned related field on", { learnedRelated: true }],
+        ["no learned back-off (learnedInVocab 1)", { learnedInVocab: 1 }],
         ["server-then-tool 0.3", { serverStage: 0.3 }],
-        ["query function words (NLTK)", { queryFunctionWords: true }],
-        ["learned weight 0.35", { learnedWeight: 0.35 }],
+        ["no query function words (NLTK)", { queryFunctionWords: false }],
+        ["learned weight 0.5", { learnedWeight: 0.5 }],
         ["no WordNet lexicon (both uses)", { relatedFromLexicon: false, lexiconWeight: 0 }],
         ["no related field (name-word definitions)", { relatedFromLexicon: false }],
         ["no lexicon query synonyms", { lexiconWeight: 0 }],

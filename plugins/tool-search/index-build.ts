@@ -7,10 +7,13 @@
  * each term's document frequency and, per tool, its BM25F pseudo-frequency (field weights and length
  * norms summed) in one CSR postings layout.
  */
-import { stem, lightStem, terms, words, forEachWordSpan, SpanTable, LETTER_OR_DIGIT, lowerWord } from "./text.ts";
+import { stem, words } from "./text.ts";
+import { TermBuffer } from "./term-buffer.ts";
 import { relatedWords } from "./lexicon.ts";
 import { reverseAssociations } from "./learned.ts";
 import { FIELDS, type FieldName, type RankOptions, type SearchDoc } from "./options.ts";
+
+export { indexTerms, plainWords, stemFn } from "./term-buffer.ts";
 
 /** What a built index holds; read by the query plan and scoring. */
 export interface IndexData {
@@ -32,6 +35,44 @@ export interface IndexData {
   readonly leadSlot: number;
   readonly serverSlot: number;
   readonly slots: number;
+  /**
+   * Compact copies for the per-tool factors of a query (they touch most tools, in posting order): each tool's name
+   * term ids (`nameBuf[nameStart[i] .. nameStart[i + 1])`) and its server's number, whose server-field term ids are
+   * `serverBuf[serverStart[s] .. serverStart[s + 1])` — small arrays instead of a cache miss per tool in `buf`.
+   */
+  readonly nameStart: Int32Array;
+  readonly nameBuf: Int32Array;
+  readonly docServer: Int32Array;
+  readonly serverStart: Int32Array;
+  readonly serverBuf: Int32Array;
+}
+
+/** The compact name and server arrays of IndexData from the analysed buffer. */
+function compactFactors(buf: Int32Array, ranges: Int32Array, serverKeys: readonly string[], lay: SlotLayout) {
+  const n = serverKeys.length;
+  const nameStart = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) {
+    const b = (i * lay.slots + lay.nameSlot) * 2;
+    nameStart[i + 1] = nameStart[i]! + ranges[b + 1]! - ranges[b]!;
+  }
+  const nameBuf = new Int32Array(nameStart[n]!);
+  const docServer = new Int32Array(n);
+  const serverIds = new Map<string, number>();
+  const sStart = [0];
+  const sBuf: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const b = (i * lay.slots + lay.nameSlot) * 2;
+    nameBuf.set(buf.subarray(ranges[b]!, ranges[b + 1]!), nameStart[i]!);
+    let id = serverIds.get(serverKeys[i]!);
+    if (id === undefined) {
+      serverIds.set(serverKeys[i]!, (id = serverIds.size));
+      const sb = (i * lay.slots + lay.serverSlot) * 2;
+      for (let j = ranges[sb]!; j < ranges[sb + 1]!; j++) sBuf.push(buf[j]!);
+      sStart.push(sBuf.length);
+    }
+    docServer[i] = id;
+  }
+  return { nameStart, nameBuf, docServer, serverStart: Int32Array.from(sStart), serverBuf: Int32Array.from(sBuf) };
 }
 
 export function shortNameOf(name: string, server?: string): string {
@@ -41,14 +82,15 @@ export function shortNameOf(name: string, server?: string): string {
   return name;
 }
 
-/** Field texts of one tool. */
-function fieldTexts(d: SearchDoc, o: RankOptions): Record<FieldName, string> {
+/** Field texts of one tool; `paramDescs` are the pieces `paramDesc` joins (analysed one by one, see analyseDoc). */
+function fieldTexts(d: SearchDoc, o: RankOptions): Record<FieldName, string> & { paramDescs: string[] } {
   const desc = (d.description ?? "").slice(0, o.maxDescChars);
   const lead = /^[\s\S]*?[.!?](\s|$)/.exec(desc)?.[0] ?? desc;
   const params: string[] = [];
   const paramDesc: string[] = [];
   collectParams(d.inputSchema, params, paramDesc, 0);
   return {
+    paramDescs: paramDesc,
     name: d.shortName ?? shortNameOf(d.name, d.server),
     server: d.server ?? /^mcp__(.+?)__/.exec(d.name)?.[1] ?? "",
     serverInfo: (d.serverDescription ?? "").slice(0, 2048),
@@ -56,11 +98,13 @@ function fieldTexts(d: SearchDoc, o: RankOptions): Record<FieldName, string> {
     lead,
     desc,
     params: params.join(" "),
-    paramDesc: paramDesc.join(" ").slice(0, o.maxDescChars),
+    paramDesc: "",
     // (from the lexicon: filled per name word, with cached term ids, by the index builder)
     related: d.related ?? "",
   };
 }
+
+const COMBINERS = ["anyOf", "oneOf", "allOf"] as const;
 
 function collectParams(schema: unknown, names: string[], descs: string[], depth: number): void {
   if (!schema || typeof schema !== "object" || depth > 3) return;
@@ -80,173 +124,9 @@ function collectParams(schema: unknown, names: string[], descs: string[], depth:
       }
     }
   }
-  for (const k of ["anyOf", "oneOf", "allOf"]) if (Array.isArray(s[k])) for (const x of s[k] as unknown[]) collectParams(x, names, descs, depth + 1);
+  for (const k of COMBINERS) if (Array.isArray(s[k])) for (const x of s[k] as unknown[]) collectParams(x, names, descs, depth + 1);
 }
 
-export function plainWords(text: string): string[] {
-  return text.split(/[^\p{L}\p{M}\p{N}]+/u).filter(Boolean).map(lowerWord);
-}
-
-export function stemFn(o: RankOptions): (w: string) => string {
-  return o.stemming === "porter" ? stem : o.stemming === "light" ? lightStem : (w) => w;
-}
-
-function analyzer(o: RankOptions): (text: string) => string[] {
-  if (o.analyzer === "plain") return plainWords;
-  const sf = stemFn(o);
-  return (t) => terms(t, false, sf);
-}
-
-const FNV_BASIS = 0x811c9dc5 | 0;
-const FNV_PRIME = 0x01000193;
-/** ASCII character classes as `forEachWordSpan` reads them: 0 separator, 1 lower-case, 2 upper-case, 3 digit. */
-const ASCII_CLASS = (() => {
-  const t = new Uint8Array(128);
-  for (let c = 97; c <= 122; c++) t[c] = 1;
-  for (let c = 65; c <= 90; c++) t[c] = 2;
-  for (let c = 48; c <= 57; c++) t[c] = 3;
-  return t;
-})();
-
-/** Raw text → term ids in a growing buffer, with a word → id cache (each distinct word is analysed once). */
-class TermBuffer {
-  readonly termId = new Map<string, number>();
-  readonly terms: string[] = [];
-  buf = new Int32Array(1 << 16);
-  len = 0;
-  private readonly wordId = new SpanTable();
-  private readonly an: (text: string) => string[];
-
-  constructor(private readonly o: RankOptions) {
-    this.an = analyzer(o);
-  }
-
-  private idOfTerm(t: string): number {
-    let id = this.termId.get(t);
-    if (id === undefined) {
-      id = this.terms.length;
-      this.terms.push(t);
-      this.termId.set(t, id);
-    }
-    return id;
-  }
-
-  push(id: number): void {
-    if (this.len === this.buf.length) {
-      const nb = new Int32Array(this.buf.length * 2);
-      nb.set(this.buf);
-      this.buf = nb;
-    }
-    this.buf[this.len++] = id;
-  }
-
-  private readonly add = (str: string, s: number, e: number): void => {
-    const id = this.wordId.get(str, s, e) ?? this.firstSeen(str, s, e);
-    if (id >= 0) this.push(id);
-  };
-
-  /** A word not in the table yet: analysed once, its term id (or -1: no single term) remembered. */
-  private firstSeen(str: string, s: number, e: number): number {
-    const w = str.slice(s, e).toLowerCase();
-    const t = this.an(w);
-    const id = t.length === 1 ? this.idOfTerm(t[0]!) : -1;
-    this.wordId.set(w, id);
-    return id;
-  }
-
-  /** The word str[s, e) (ASCII; `h` its FNV-1a hash, case folded) → its term id appended. */
-  private emit(str: string, s: number, e: number, h: number): void {
-    const id = this.wordId.getHashed(str, s, e, h >>> 0) ?? this.firstSeen(str, s, e);
-    if (id >= 0) this.push(id);
-  }
-
-  /**
-   * `forEachWordSpan` + `add` in one loop over text[from, to): the same word boundaries, with each word's table
-   * hash computed while it is scanned (no callback, no second pass over the word). ASCII text is read as is; at
-   * the first other character the text is lower-cased once (as `forEachWordSpan` does) and words are read from
-   * that copy. Returns false when lower-casing changes the text's length (rare Unicode): the caller then drops
-   * what was appended and takes the general path.
-   */
-  private scan(text: string, from: number, to: number): boolean {
-    let lower: string | undefined;
-    let s = -1;
-    let prev = 0;
-    let prev2 = 0;
-    let h = 0;
-    let hPrev = 0;
-    for (let i = from; i < to; i++) {
-      const c = text.charCodeAt(i);
-      let cls: number;
-      let hc: number;
-      if (c < 128) {
-        cls = ASCII_CLASS[c]!;
-        hc = cls === 2 ? c + 32 : c;
-      } else {
-        if (lower === undefined) {
-          lower = text.toLowerCase();
-          if (lower.length !== text.length) return false;
-        }
-        cls = (c >= 0xd800 && c <= 0xdfff) || LETTER_OR_DIGIT.test(text[i]!) ? 1 : 0;
-        hc = lower.charCodeAt(i);
-        if (hc >= 65 && hc <= 90) hc += 32;
-      }
-      if (cls === 0) {
-        if (s >= 0) this.emit(lower ?? text, s, i, h);
-        s = -1;
-        prev = prev2 = 0;
-        continue;
-      }
-      if (s < 0) (s = i), (h = FNV_BASIS);
-      else if ((cls === 3) !== (prev === 3) || (prev === 1 && cls === 2)) {
-        this.emit(lower ?? text, s, i, h);
-        s = i;
-        h = FNV_BASIS;
-      } else if (prev === 2 && cls === 1 && prev2 === 2 && i - 1 > s) {
-        // ACRONYMWord: the previous capital (ASCII, class 2) starts the next word
-        this.emit(lower ?? text, s, i - 1, hPrev);
-        s = i - 1;
-        h = Math.imul(FNV_BASIS ^ (text.charCodeAt(i - 1) + 32), FNV_PRIME);
-      }
-      hPrev = h;
-      h = Math.imul(h ^ hc, FNV_PRIME);
-      prev2 = prev;
-      prev = cls;
-    }
-    if (s >= 0) this.emit(lower ?? text, s, to, h);
-    return true;
-  }
-
-  /** Analyse text[from, to) (default: all of it) into term ids. */
-  analyse(text: string, from = 0, to = text.length): void {
-    if (from >= to) return;
-    if (this.o.analyzer === "plain") {
-      for (const w of plainWords(from === 0 && to === text.length ? text : text.slice(from, to))) this.add(w, 0, w.length);
-      return;
-    }
-    const len0 = this.len;
-    if (this.scan(text, from, to)) return;
-    this.len = len0;
-    forEachWordSpan(from === 0 && to === text.length ? text : text.slice(from, to), this.add);
-  }
-
-  /** Append ids cached under `key`, or analyse `text()` once and cache what it appended. */
-  copyOrAnalyse(cache: Map<string, ArrayLike<number>>, key: string, text: () => string): void {
-    const ids = cache.get(key);
-    if (ids) for (let j = 0; j < ids.length; j++) this.push(ids[j]!);
-    else {
-      const r0 = this.len;
-      this.analyse(text());
-      cache.set(key, this.buf.slice(r0, this.len));
-    }
-  }
-}
-
-/** The index terms of text[from, to) as the builder reads them (tests check they equal `terms()`). */
-export function indexTerms(text: string, o: RankOptions, from = 0, to = text.length): string[] {
-  const tb = new TermBuffer(o);
-  tb.analyse(text, from, to);
-  return Array.from(tb.buf.subarray(0, tb.len), (id) => tb.terms[id]!);
-}
 
 /** Field slots: every active field (weight > 0), plus name and server (always kept for the post-scoring factors). */
 interface SlotLayout {
@@ -267,14 +147,30 @@ function slotLayout(o: RankOptions): SlotLayout {
   return { active, extra, slots: active.length + extra.length, nameSlot: slotOf.get("name")!, serverSlot: slotOf.get("server")!, leadSlot: slotOf.get("lead"), descSlot: slotOf.get("desc") };
 }
 
-/** Texts analysed once and shared: per server text, and the lexicon's words per name word. */
+/** Texts analysed once and shared: per server text, the lexicon's words per name word, and per server its parameter descriptions. */
 interface SharedIds {
-  perServer: Map<string, ArrayLike<number>>;
-  related: Map<string, ArrayLike<number>>;
+  perServer: Map<string, number>;
+  related: Map<string, number>;
+  paramDescs: Map<string, Map<string, number>>;
 }
 
-/** Analyse one tool's fields into the buffer and record each slot's range at `base`. */
-function analyseDoc(tb: TermBuffer, doc: SearchDoc, o: RankOptions, lay: SlotLayout, ranges: Int32Array, base: number, shared: SharedIds): void {
+/**
+ * The parameter descriptions as the text `pieces.join(" ").slice(0, max)` reads, one piece at a time: a piece
+ * another tool of the same server already had (owner, repo, page … — about a fifth of the description text of real
+ * servers) is copied as ids. The pieces are word-separated, so the terms are those of the joined text.
+ */
+function analyseParamDescs(tb: TermBuffer, pieces: readonly string[], max: number, cache: Map<string, number>): void {
+  let pos = 0;
+  for (const piece of pieces) {
+    if (pos >= max) break;
+    if (piece.length <= max - pos) tb.copyOrAnalyse(cache, piece, piece);
+    else tb.analyse(piece, 0, max - pos);
+    pos += piece.length + 1;
+  }
+}
+
+/** Analyse one tool's fields into the buffer and record each slot's range at `base`; returns the server field's text. */
+function analyseDoc(tb: TermBuffer, doc: SearchDoc, o: RankOptions, lay: SlotLayout, ranges: Int32Array, base: number, shared: SharedIds): string {
   const ft = fieldTexts(doc, o);
   const { leadSlot, descSlot, active } = lay;
   // lead and the rest of the description are analysed back to back, so desc = lead ∪ rest is one range
@@ -296,11 +192,16 @@ function analyseDoc(tb: TermBuffer, doc: SearchDoc, o: RankOptions, lay: SlotLay
         const rev = o.learnedRelated ? reverseAssociations(o.learned) : undefined;
         for (const w of words(ft.name)) tb.copyOrAnalyse(shared.related, w, () => `${o.relatedFromLexicon ? relatedWords(w) : ""} ${rev?.get(stem(w))?.join(" ") ?? ""}`);
       }
-    } else if (f === "serverInfo" || f === "server") tb.copyOrAnalyse(shared.perServer, ft[f], () => ft[f]);
-    else tb.analyse(ft[f]);
+    } else if (f === "serverInfo" || f === "server") tb.copyOrAnalyse(shared.perServer, ft[f], ft[f]);
+    else if (f === "paramDesc") {
+      let cache = shared.paramDescs.get(ft.server);
+      if (!cache) shared.paramDescs.set(ft.server, (cache = new Map()));
+      analyseParamDescs(tb, ft.paramDescs, o.maxDescChars, cache);
+    } else tb.analyse(ft[f]);
     ranges[base + k * 2] = s0;
     ranges[base + k * 2 + 1] = tb.len;
   }
+  return ft.server;
 }
 
 /** The two passes over the analysed buffer: document frequencies, then BM25F pseudo-frequencies in CSR postings, and idf. */
@@ -365,10 +266,11 @@ export function buildIndex(docs: readonly SearchDoc[], o: RankOptions): IndexDat
   const lay = slotLayout(o);
   const ranges = new Int32Array(docs.length * lay.slots * 2);
   const totals = new Float64Array(lay.active.length);
-  const shared: SharedIds = { perServer: new Map(), related: new Map() };
+  const shared: SharedIds = { perServer: new Map(), related: new Map(), paramDescs: new Map() };
+  const serverKeys: string[] = [];
   for (let i = 0; i < docs.length; i++) {
     const base = i * lay.slots * 2;
-    analyseDoc(tb, docs[i]!, o, lay, ranges, base, shared);
+    serverKeys.push(analyseDoc(tb, docs[i]!, o, lay, ranges, base, shared));
     for (let k = 0; k < lay.active.length; k++) totals[k] += ranges[base + k * 2 + 1]! - ranges[base + k * 2]!;
   }
   const n = Math.max(1, docs.length);
@@ -388,5 +290,6 @@ export function buildIndex(docs: readonly SearchDoc[], o: RankOptions): IndexDat
     leadSlot: lay.leadSlot ?? -1,
     serverSlot: lay.serverSlot,
     slots: lay.slots,
+    ...compactFactors(tb.buf, ranges, serverKeys, lay),
   };
 }

@@ -94,7 +94,8 @@ export function queryPlan(ix: IndexData, nDocs: number, o: RankOptions, query: s
     const table = o.learned ?? associations();
     for (const t of base) {
       const list = table.get(t);
-      if (list) for (let k = 0; k < list.length && k < o.learnedTopK; k++) p.put(list[k]![0], o.learnedWeight * list[k]![1], gOf.get(t));
+      const w = o.learnedInVocab === 1 || !ix.termId.has(t) ? o.learnedWeight : o.learnedWeight * o.learnedInVocab;
+      if (list && w > 0) for (let k = 0; k < list.length && k < o.learnedTopK; k++) p.put(list[k]![0], w * list[k]![1], gOf.get(t));
     }
   }
   if (o.neighbourWeight > 0 && o.neighbours) {

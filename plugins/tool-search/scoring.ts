@@ -90,8 +90,10 @@ export interface Factors {
   ix: IndexData;
   o: RankOptions;
   plan: QueryPlan;
-  qIds: Map<number, number>;
-  baseIds: Set<number>;
+  /** Query weight per term id (0: not in the query); dense, so the per-tool loops index instead of hashing. */
+  qW: Float64Array;
+  /** 1 per base term id. */
+  isBase: Uint8Array;
   nBase: number;
   qVerbs: number;
   verbMask: Int32Array;
@@ -101,15 +103,16 @@ export interface Factors {
 }
 
 export function queryFactors(ix: IndexData, nDocs: number, o: RankOptions, plan: QueryPlan, baseTerms: Set<string>, verbMask: Int32Array): Factors {
-  const qIds = new Map<number, number>();
+  const T = ix.terms.length;
+  const qW = new Float64Array(T);
   for (const [t, w] of plan.q) {
     const id = ix.termId.get(t);
-    if (id !== undefined) qIds.set(id, w);
+    if (id !== undefined) qW[id] = w;
   }
-  const baseIds = new Set<number>();
+  const isBase = new Uint8Array(T);
   for (const t of baseTerms) {
     const id = ix.termId.get(t);
-    if (id !== undefined) baseIds.add(id);
+    if (id !== undefined) isBase[id] = 1;
   }
   let qVerbs = 0;
   for (const t of baseTerms) qVerbs |= VERB_CLASS.get(t) ?? 0;
@@ -124,7 +127,7 @@ export function queryFactors(ix: IndexData, nDocs: number, o: RankOptions, plan:
   const weighted = o.coverage > 0 && plan.nGroups > 1 && (o.coverageMode === "concept" || o.coverageIdf);
   const leadSum = plan.groupIdf.reduce((a, b) => a + b, 0);
   const coverage = weighted ? conceptCoverage(ix, nDocs, o, plan) : undefined;
-  return { ix, o, plan, qIds, baseIds, nBase: baseTerms.size, qVerbs, verbMask, leadGroups, leadSum, coverage };
+  return { ix, o, plan, qW, isBase, nBase: baseTerms.size, qVerbs, verbMask, leadGroups, leadSum, coverage };
 }
 
 /** The base terms of a plan (weight 1): what raw BM25 counts as matched. */
@@ -137,9 +140,15 @@ export function baseTermsOf(plan: QueryPlan): Set<string> {
  * over the touched tools with the query's constants in locals: the hot path of a search.
  */
 export function topHits(f: Factors, raw: { scores: Float64Array; matched: Uint16Array; touched: number[] }, limit: number, docs: readonly SearchDoc[]): Hit[] {
-  const { ix, o, plan, leadGroups, qVerbs, verbMask, leadSum, coverage, baseIds, qIds, nBase } = f;
-  const { ranges, buf, slots, nameSlot, leadSlot, serverSlot } = ix;
+  const { ix, o, plan, leadGroups, qVerbs, verbMask, leadSum, coverage, isBase, qW, nBase } = f;
+  const { ranges, buf, slots, nameSlot, leadSlot, nameStart, nameBuf, docServer, serverStart, serverBuf } = ix;
   const K = plan.nGroups;
+  // the query names a server: one pass over the servers, not one per tool
+  let serverHit: Uint8Array | undefined;
+  if (o.serverBoost > 0) {
+    serverHit = new Uint8Array(serverStart.length - 1);
+    for (let s = 0; s < serverHit.length; s++) for (let j = serverStart[s]!; j < serverStart[s + 1]!; j++) if (isBase[serverBuf[j]!]) (serverHit[s] = 1), (j = serverStart[s + 1]!);
+  }
   const top: Hit[] = [];
   for (const i of raw.touched) {
     let score = raw.scores[i]!;
@@ -168,22 +177,13 @@ export function topHits(f: Factors, raw: { scores: Float64Array; matched: Uint16
       for (let g = 0; g < K; g++) c += coverage.cov[i * K + g]! * coverage.gw[g]!;
       score *= 1 + (o.coverage * c) / coverage.gwSum;
     } else if (o.coverage > 0 && nBase > 1) score *= 1 + (o.coverage * raw.matched[i]!) / nBase;
-    const base = i * slots * 2;
-    if (o.serverBoost > 0) {
-      const s1 = ranges[base + serverSlot * 2 + 1]!;
-      for (let j = ranges[base + serverSlot * 2]!; j < s1; j++) {
-        if (baseIds.has(buf[j]!)) {
-          score *= 1 + o.serverBoost;
-          break;
-        }
-      }
-    }
+    if (serverHit && serverHit[docServer[i]!]) score *= 1 + o.serverBoost;
     if (o.nameCoverage > 0) {
-      const s0 = ranges[base + nameSlot * 2]!;
-      const s1 = ranges[base + nameSlot * 2 + 1]!;
+      const s0 = nameStart[i]!;
+      const s1 = nameStart[i + 1]!;
       if (s1 > s0) {
         let m = 0;
-        for (let j = s0; j < s1; j++) m += qIds.get(buf[j]!) ?? 0;
+        for (let j = s0; j < s1; j++) m += qW[nameBuf[j]!]!;
         score *= 1 + (o.nameCoverage * m) / (s1 - s0);
       }
     }

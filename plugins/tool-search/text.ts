@@ -127,12 +127,21 @@ export function forEachWordSpan(text: string, fn: (str: string, start: number, e
  * on an FNV-1a hash of the span's char codes.
  */
 export class SpanTable {
-  private keys: (string | undefined)[];
+  // Open addressing over typed arrays: per slot the key's full hash, its start in `pool` (the keys' char codes, one
+  // after another) and length, and the value — a probe compares hashes first and reads contiguous char codes on a
+  // hash match, instead of following a pointer to a string per probe (≈ 25% of the 10k-tool index build before).
+  private hashes: Int32Array;
+  private offs: Int32Array;
+  private lens: Int32Array;
   private vals: Int32Array;
+  private pool = new Uint16Array(1 << 16);
+  private poolLen = 0;
   private mask: number;
   private count = 0;
   constructor(capacityPow2 = 1 << 14) {
-    this.keys = new Array(capacityPow2);
+    this.hashes = new Int32Array(capacityPow2);
+    this.offs = new Int32Array(capacityPow2);
+    this.lens = new Int32Array(capacityPow2).fill(-1);
     this.vals = new Int32Array(capacityPow2);
     this.mask = capacityPow2 - 1;
   }
@@ -152,14 +161,17 @@ export class SpanTable {
   /** `get` with the span's hash already computed (FNV-1a as `hash`, e.g. while a scanner read the span). */
   getHashed(str: string, s: number, e: number, hash: number): number | undefined {
     const len = e - s;
-    for (let i = hash & this.mask; ; i = (i + 1) & this.mask) {
-      const k = this.keys[i];
-      if (k === undefined) return undefined;
-      if (k.length === len) {
+    const h = hash | 0;
+    const { hashes, lens, offs, pool, mask } = this;
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const l = lens[i]!;
+      if (l < 0) return undefined;
+      if (l === len && hashes[i] === h) {
+        const o = offs[i]!;
         let j = 0;
         while (j < len) {
           const c = str.charCodeAt(s + j);
-          if (k.charCodeAt(j) !== (c >= 65 && c <= 90 ? c + 32 : c)) break;
+          if (pool[o + j] !== (c >= 65 && c <= 90 ? c + 32 : c)) break;
           j++;
         }
         if (j === len) return this.vals[i];
@@ -167,29 +179,51 @@ export class SpanTable {
     }
   }
   set(key: string, val: number): void {
-    if ((this.count + 1) * 2 > this.keys.length) this.grow();
-    for (let i = SpanTable.hash(key, 0, key.length) & this.mask; ; i = (i + 1) & this.mask) {
-      const k = this.keys[i];
-      if (k === undefined) {
-        this.keys[i] = key;
+    if ((this.count + 1) * 2 > this.lens.length) this.grow();
+    const h = SpanTable.hash(key, 0, key.length) | 0;
+    for (let i = h & this.mask; ; i = (i + 1) & this.mask) {
+      const l = this.lens[i]!;
+      if (l < 0) {
+        if (this.poolLen + key.length > this.pool.length) {
+          const np = new Uint16Array(Math.max(this.pool.length * 2, this.poolLen + key.length));
+          np.set(this.pool.subarray(0, this.poolLen));
+          this.pool = np;
+        }
+        for (let j = 0; j < key.length; j++) this.pool[this.poolLen + j] = key.charCodeAt(j);
+        this.hashes[i] = h;
+        this.offs[i] = this.poolLen;
+        this.lens[i] = key.length;
         this.vals[i] = val;
+        this.poolLen += key.length;
         this.count++;
         return;
       }
-      if (k === key) {
+      if (l === key.length && this.hashes[i] === h && this.keyAt(i) === key) {
         this.vals[i] = val;
         return;
       }
     }
   }
+  private keyAt(i: number): string {
+    return String.fromCharCode(...this.pool.subarray(this.offs[i]!, this.offs[i]! + this.lens[i]!));
+  }
   private grow(): void {
-    const keys = this.keys;
-    const vals = this.vals;
-    this.keys = new Array(keys.length * 2);
-    this.vals = new Int32Array(keys.length * 2);
-    this.mask = keys.length * 2 - 1;
-    this.count = 0;
-    for (let i = 0; i < keys.length; i++) if (keys[i] !== undefined) this.set(keys[i]!, vals[i]!);
+    const { hashes, offs, lens, vals } = this;
+    const size = lens.length * 2;
+    this.hashes = new Int32Array(size);
+    this.offs = new Int32Array(size);
+    this.lens = new Int32Array(size).fill(-1);
+    this.vals = new Int32Array(size);
+    this.mask = size - 1;
+    for (let k = 0; k < lens.length; k++) {
+      if (lens[k]! < 0) continue;
+      let i = hashes[k]! & this.mask;
+      while (this.lens[i]! >= 0) i = (i + 1) & this.mask;
+      this.hashes[i] = hashes[k]!;
+      this.offs[i] = offs[k]!;
+      this.lens[i] = lens[k]!;
+      this.vals[i] = vals[k]!;
+    }
   }
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseQuery, search, buildDeferredIndex } from "../../plugins/tool-search/search.ts";
 import { ToolIndex, DEFAULT_OPTIONS } from "../../plugins/tool-search/rank.ts";
 import { words, terms, SpanTable } from "../../plugins/tool-search/text.ts";
-import { indexTerms, plainWords } from "../../plugins/tool-search/index-build.ts";
+import { indexTerms, plainWords, buildIndex } from "../../plugins/tool-search/index-build.ts";
 import { fakeTool, GITHUB, SLACK, GITLAB } from "./fixtures.ts";
 
 const tools = [...GITHUB, ...SLACK, ...GITLAB].map((t) => fakeTool(t, "fake"));
@@ -124,6 +124,26 @@ describe("ranking", () => {
     expect(indexTerms("İstanbul ΣΊΣΥΦΟΣ", DEFAULT_OPTIONS)).toContain("σίσυφος");
   });
 
+  it("parameter descriptions are read one by one (a server's repeats copied) with the terms and budget of the joined text", () => {
+    const long = "Owner of the repository, ÀBC camelCaseWord. ".repeat(12); // > 300: sliced per parameter
+    const schema = (extra: string) => ({ type: "object", properties: { owner: { type: "string", description: "The repository owner" }, repo: { type: "string", description: long }, state: { enum: ["open", "closed"] }, q: { type: "string", description: `${extra} ${long}` } } });
+    const docs = [
+      { name: "a", server: "gh", description: "x", inputSchema: schema("first") },
+      { name: "b", server: "gh", description: "y", inputSchema: schema("second") },
+      { name: "c", server: "other", description: "z", inputSchema: schema("third") },
+    ];
+    for (const maxDescChars of [1024, 300, 25, 20, 0]) {
+      const o = { ...DEFAULT_OPTIONS, maxDescChars };
+      const ix = buildIndex(docs, o);
+      const slot = ["name", "server", "serverInfo", "hint", "lead", "desc", "params", "paramDesc"].filter((f) => o.weights[f as "name"] > 0).indexOf("paramDesc");
+      docs.forEach((d, i) => {
+        const joined = ["The repository owner", long.slice(0, 300), "open closed", `${d.inputSchema.properties.q.description}`.slice(0, 300)].join(" ").slice(0, maxDescChars);
+        const b = (i * ix.slots + slot) * 2;
+        expect(Array.from(ix.buf.subarray(ix.ranges[b]!, ix.ranges[b + 1]!), (t) => ix.terms[t])).toEqual(terms(joined));
+      });
+    }
+  });
+
   it("a dotted capital I and combining marks stay in their word: İstanbul is found as istanbul, Hindi words are not cut", () => {
     expect(words("İstanbul")).toEqual(["istanbul"]);
     expect(terms("İstanbul")).toEqual(indexTerms("İstanbul", DEFAULT_OPTIONS));
@@ -207,7 +227,7 @@ describe("WordNet-derived lexicon", () => {
     const q = "the buyer wants their money returned";
     expect(new ToolIndex(docs).search(q, { limit: 1 })[0]?.name).toBe("shop__issue_refund");
     // without the lexicon the same query has nothing to go on
-    const plain = new ToolIndex(docs, { relatedFromLexicon: false, lexiconWeight: 0 }).search(q, { limit: 1 });
+    const plain = new ToolIndex(docs, { relatedFromLexicon: false, lexiconWeight: 0, learnedWeight: 0, learnedRelated: false }).search(q, { limit: 1 });
     expect(plain[0]?.name).not.toBe("shop__issue_refund");
   });
 });
@@ -221,11 +241,14 @@ describe("learned associations (data/associations.txt, fitted by bench/toolsearc
     expect(head).toMatch(/dev queries were not used/);
     // the defaults are what the training script chose on its tune fold (not hand-set)
     const params = JSON.parse(/params (\{.*\}) \(chosen/.exec(head)![1]!);
-    expect({ learnedWeight: DEFAULT_OPTIONS.learnedWeight, learnedRelated: DEFAULT_OPTIONS.learnedRelated, queryFunctionWords: DEFAULT_OPTIONS.queryFunctionWords }).toEqual({
+    expect({ learnedWeight: DEFAULT_OPTIONS.learnedWeight, learnedRelated: DEFAULT_OPTIONS.learnedRelated, queryFunctionWords: DEFAULT_OPTIONS.queryFunctionWords, learnedInVocab: DEFAULT_OPTIONS.learnedInVocab }).toEqual({
       learnedWeight: params.learnedWeight,
       learnedRelated: params.learnedRelated,
       queryFunctionWords: params.queryFunctionWords,
+      learnedInVocab: params.learnedInVocab,
     });
+    // hyperparameters were chosen on a tune fold split by gold tool (what transfers to tools the table never saw)
+    expect(head).toMatch(/split by gold tool/);
     expect(associations().size).toBeGreaterThan(1000);
     const t = parseAssociations(formatAssociations(["h"], new Map([["weather", [["forecast", 0.61] as const]]])));
     expect(t.get("weather")).toEqual([["forecast", 0.61]]);
@@ -238,6 +261,11 @@ describe("learned associations (data/associations.txt, fitted by bench/toolsearc
     const learned = new Map([["umbrella", [["forecast", 0.8] as const]]]);
     expect(new ToolIndex(docs, { learned, learnedWeight: 0.5, learnedRelated: false }).search("do I need an umbrella")[0]?.name).toBe("get_forecast");
     expect(new ToolIndex(docs, { learned, learnedWeight: 0, learnedRelated: false }).search("do I need an umbrella")).toEqual([]);
+    // back-off: a query word some tool already has expands at learnedInVocab × the weight ("forecast" → "outlook")
+    const back = new Map([["forecast", [["outlook", 0.8] as const]]]);
+    expect(new ToolIndex(docs, { learned: back, learnedWeight: 0.5, learnedInVocab: 0.25, learnedRelated: false }).queryTerms("forecast").get("outlook")).toBeCloseTo(0.5 * 0.25 * 0.8);
+    expect(new ToolIndex(docs, { learned, learnedWeight: 0.5, learnedInVocab: 0, learnedRelated: false }).queryTerms("umbrella").get("forecast")).toBeCloseTo(0.4);
+    expect(new ToolIndex(docs, { learned: back, learnedWeight: 0.5, learnedInVocab: 0, learnedRelated: false }).queryTerms("forecast").has("outlook")).toBe(false);
     // read backwards into the related field: the tool's name word "forecast" gains "umbrella"
     expect(new ToolIndex(docs, { learned, learnedWeight: 0, learnedRelated: true, relatedFromLexicon: false }).search("umbrella")[0]?.name).toBe("get_forecast");
   });
