@@ -229,7 +229,9 @@ function jacobi(A0: Float64Array[]): { values: number[]; vectors: Float64Array[]
  */
 export default async function experiment(argv: string[] = []): Promise<void> {
   const { loadLiveMcpBench, loadLiveMcpBenchSplit, loadMetaToolSplit, loadMetaToolMulti, loadToolsearch } = await import("./data.ts");
-  const { fit, isTune, mean, pairsOf, LIVE_WEIGHT } = await import("./train.ts");
+  const { fit, isTune: byQuery, isTuneByTool, mean, pairsOf, LIVE_WEIGHT } = await import("./train.ts");
+  // the tune fold as train.ts splits it (by gold tool unless --tune-by-query, the first round's split)
+  const isTune = argv.includes("--tune-by-query") ? byQuery : isTuneByTool;
   const { ToolIndex } = await import("../../plugins/tool-search/rank.ts");
   const t0 = performance.now();
   const meta = loadMetaToolSplit("train");
@@ -250,7 +252,7 @@ export default async function experiment(argv: string[] = []): Promise<void> {
   const p = { ...EMBED_PARAMS, ...(argv[0] && !argv[0].startsWith("--") ? JSON.parse(argv[0]) : {}) };
   const neighbours = neighbourTable(units, p);
   console.log(`${nTools} tool units, ${units.length - nTools} query units; ${neighbours.size} words with neighbours; ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-  const learned = fit([...pairsOf(meta, 1, (q) => !isTune(q)), ...pairsOf(live, LIVE_WEIGHT, (q) => !isTune(q))], { minCount: 3, minNpmi: 0.25, topK: 8, liveWeight: LIVE_WEIGHT, minTools: 1, ownWordTools: 0 }); // the first round's table
+  const learned = fit([...pairsOf(meta, 1, (q) => !isTune(q)), ...pairsOf(live, LIVE_WEIGHT, (q) => !isTune(q))], argv.includes("--tune-by-query") ? { minCount: 3, minNpmi: 0.25, topK: 8, liveWeight: LIVE_WEIGHT, minTools: 1, ownWordTools: 0 } : { minCount: 3, minNpmi: 0.25, topK: 8, liveWeight: LIVE_WEIGHT, minTools: 2, ownWordTools: 0 }); // each round's chosen table
   for (const neighbourWeight of [0, 0.1, 0.2, 0.35]) {
     const o = { learned, neighbours, neighbourWeight };
     const m = mean(meta, new ToolIndex(meta.docs, o), isTune);
