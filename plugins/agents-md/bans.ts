@@ -33,14 +33,28 @@ const VERBS = [
   [COMMIT_VERBS, "commit"],
 ] as const;
 
-/** The kind of the last verb before `at`, if any (the later verb wins; on a tie the earlier list). */
-function verbBefore(s: string, at: number): { kind: Kind; verb: string } | undefined {
-  let best: { at: number; kind: Kind; verb: string } | undefined;
+/** Every verb of a string, in order (on the same offset the earlier list first); the last string's is kept: one clause is asked about once per span. */
+let verbsOf = { s: "", all: [] as Array<{ at: number; kind: Kind; verb: string }> };
+function verbs(s: string): Array<{ at: number; kind: Kind; verb: string }> {
+  if (verbsOf.s === s) return verbsOf.all;
+  const all: Array<{ at: number; kind: Kind; verb: string }> = [];
   for (const [re, kind] of VERBS) {
     re.lastIndex = 0;
-    let last: RegExpExecArray | undefined;
-    for (let m = re.exec(s); m && m.index < at; m = re.exec(s)) last = m;
-    if (last && (!best || last.index > best.at)) best = { at: last.index, kind, verb: last[0].toLowerCase() };
+    for (let m = re.exec(s); m; m = re.exec(s)) all.push({ at: m.index, kind, verb: m[0].toLowerCase() });
+  }
+  // (stable: within one offset the lists keep their order)
+  all.sort((a, b) => a.at - b.at);
+  verbsOf = { s, all };
+  return all;
+}
+
+/** The kind of the last verb before `at`, if any (the later verb wins; on a tie the earlier list). */
+function verbBefore(s: string, at: number): { kind: Kind; verb: string } | undefined {
+  const all = verbs(s);
+  let best: { at: number; kind: Kind; verb: string } | undefined;
+  for (const v of all) {
+    if (v.at >= at) break;
+    if (!best || v.at > best.at) best = v;
   }
   return best && { kind: best.kind, verb: best.verb };
 }
@@ -105,7 +119,7 @@ function otherSubject(clause: string, from: number): boolean {
 /** Why a governed clause is advice rather than a rule, if it is. */
 export function adviceReason(clause: string, from: number, behavior: Behavior, leadingCondition: boolean): { kind: string; why: string } | undefined {
   // ("DO NOT try to bypass it": a firm ban, unlike "try not to")
-  const after = clause.slice(from).replace(UNLESS_ASKED, "").replace(ALWAYS_TRUE, "").replace(QUOTED, '""').replace(/^(\S+(?:\s+not)?)\s+(?:ever\s+)?try\s+to\s+/i, "$1 ");
+  const after = UNLESS_ASKED.drop(clause.slice(from)).replace(ALWAYS_TRUE, "").replace(QUOTED, '""').replace(/^(\S+(?:\s+not)?)\s+(?:ever\s+)?try\s+to\s+/i, "$1 ");
   if (otherSubject(clause, from)) return { kind: "other-subject", why: `about "${clause.trim().split(/\s+/).slice(0, 2).join(" ")}", not the agent's own tool calls` };
   const nb = NOT_A_BAN.exec(after);
   if (nb) return { kind: "condition", why: `"${nb[0]}" makes it a reminder to do something, not a ban` };
@@ -147,7 +161,7 @@ function compileClause(clause: string, behavior: Behavior, from: number, ctx: Ba
       while (j + 1 < governed.length && governed[j + 1]!.at >= 0 && LIST_GAP.test(clause.slice(governed[j]!.at + governed[j]!.raw, governed[j + 1]!.at))) j++;
       const last = governed[j]!;
       const end = j + 1 < governed.length && governed[j + 1]!.at >= 0 ? governed[j + 1]!.at : clause.length;
-      const after = clause.slice(last.at + last.raw, end).replace(UNLESS_ASKED, "").replace(/^\s*tool\b/i, "").replace(/^[\s.!?)"',]+/, "").trim();
+      const after = UNLESS_ASKED.drop(clause.slice(last.at + last.raw, end)).replace(/^\s*tool\b/i, "").replace(/^[\s.!?)"',]+/, "").trim();
       if (after && !TRAILING_OK.test(after) && TRAILING_NARROWS.test(after)) {
         ctx.why.push({ kind: "narrowed", why: `"${governed.slice(i, j + 1).map((x) => x.x).join('", "')}" ${j > i ? "are" : "is"} narrowed by "${after.slice(0, 40)}"; write the exact rule in a \`\`\`toolhost block` });
         i = j + 1;
@@ -176,8 +190,11 @@ function lastCommandBefore(sp: Span[], at: number): string | undefined {
 const AMBIGUOUS = new Set(["make", "go", "just", "find", "bundle", "black", "rake", "gem", "swift", "apt", "cat", "touch", "helm"]);
 const STOP = /^(?:in|on|to|from|for|with|without|unless|when|while|if|as|because|since|directly|manually|locally|here|anywhere|at|or|and|but|nor|the|a|an|any|it|them|—|-)$/i;
 /** "never run git push --force", "NEVER pip": a known program named in words, with its arguments. */
+// (a word of gov, cut as plainCommands cuts it, that is a program: without one it finds nothing)
+const PROGRAM_WORD = new RegExp(`(?<![^\\s,.;:!?()])(?:${[...PROGRAMS].map((p) => p.replace(/[.+-]/g, "\\$&")).join("|")})(?![^\\s,.;:!?()])`, "i");
 function plainCommands(gov: string): string[] {
   const out: string[] = [];
+  if (!PROGRAM_WORD.test(gov)) return out;
   // "never change Volta, Yarn, or package manager versions": a program named as the object of a verb that is not a command verb
   const v = verbBefore(gov, gov.length);
   if (v && v.kind !== "cmd") return out;
@@ -200,8 +217,11 @@ function plainCommands(gov: string): string[] {
 }
 
 /** Actions named in words ("create a PR", "update dependencies", "push to `develop`"). */
+// (a word every phrase needs: most governed words name none of them)
+const PHRASE_GATE = /draft|\bprs?\b|pull|issue|comment|release|github|push|amend|squash|rebase|reset|stash|worktree|branch|dep|packag|\bci\b/i;
 function phrases(gov: string, behavior: Behavior, ctx: BanCtx): number {
   let n = 0;
+  if (!PHRASE_GATE.test(gov)) return n;
   for (const p of PHRASES) {
     const m = p.re.exec(gov);
     if (!m) continue;

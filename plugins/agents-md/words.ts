@@ -14,7 +14,14 @@ export const ASK = {
   exec: (s: string) => (ASK_GATE.test(s) ? ASK_FULL.exec(s) : null),
 };
 /** "do not X unless asked": a ban lifted by a person's request, i.e. an ask. */
-export const UNLESS_ASKED = /\b(?:unless|until|except\s+(?:when|if))\s+(?:the\s+user\s+|a\s+maintainer\s+|you\s+are\s+|you['’]re\s+|it\s+is\s+|explicitly\s+)*(?:explicitly\s+|specifically\s+)?(?:asked|requested|instructed|told|asks|requests|approves|approved)\b|\b(?:autonomously|proactively|unprompted|on\s+your\s+own(?:\s+initiative)?)\b|\bwithout\s+(?:first\s+)?asking(?:\s+(?:first|the\s+user|a\s+human|me))?\b|\bwithout\s+(?:(?:an?|the|your|their)\s+)?(?:(?:explicit|prior|manual|written|human|direct)\s+)*(?:approval|permission|being\s+asked|a\s+request|request|instructions?|consent|confirmation|sign-?off|go-ahead)\b(?:\s+(?:to\s+\w+|from\s+(?:a\s+|the\s+|your\s+)?\w+|of\s+(?:your|the|a)\s+\w+|by\s+(?:a\s+|the\s+)?\w+))?|\bonly\s+(?:\w+\s+){0,3}(?:if|when)\s+(?:the\s+user|a\s+human|a\s+maintainer|you\s+are|you['’]re|explicitly)\b[^.;]*\b(?:says?\s+so|asks?|asked|requests?|requested|tells?\s+you|instructed|instructs)\b/i;
+const UNLESS_FULL = /\b(?:unless|until|except\s+(?:when|if))\s+(?:the\s+user\s+|a\s+maintainer\s+|you\s+are\s+|you['’]re\s+|it\s+is\s+|explicitly\s+)*(?:explicitly\s+|specifically\s+)?(?:asked|requested|instructed|told|asks|requests|approves|approved)\b|\b(?:autonomously|proactively|unprompted|on\s+your\s+own(?:\s+initiative)?)\b|\bwithout\s+(?:first\s+)?asking(?:\s+(?:first|the\s+user|a\s+human|me))?\b|\bwithout\s+(?:(?:an?|the|your|their)\s+)?(?:(?:explicit|prior|manual|written|human|direct)\s+)*(?:approval|permission|being\s+asked|a\s+request|request|instructions?|consent|confirmation|sign-?off|go-ahead)\b(?:\s+(?:to\s+\w+|from\s+(?:a\s+|the\s+|your\s+)?\w+|of\s+(?:your|the|a)\s+\w+|by\s+(?:a\s+|the\s+)?\w+))?|\bonly\s+(?:\w+\s+){0,3}(?:if|when)\s+(?:the\s+user|a\s+human|a\s+maintainer|you\s+are|you['’]re|explicitly)\b[^.;]*\b(?:says?\s+so|asks?|asked|requests?|requested|tells?\s+you|instructed|instructs)\b/i;
+// (a word every shape of it needs: the full pattern is long and most sentences have none of them)
+const UNLESS_GATE = /unless|until|except|autonomously|proactively|unprompted|own|without|only/i;
+export const UNLESS_ASKED = {
+  test: (s: string) => UNLESS_GATE.test(s) && UNLESS_FULL.test(s),
+  /** The text without its first "unless asked" (as `replace(UNLESS_ASKED, "")`). */
+  drop: (s: string) => (UNLESS_GATE.test(s) ? s.replace(UNLESS_FULL, "") : s),
+};
 /** "Never amend commits. … Only amend if the user explicitly says so.": a later sentence of the item lifts the ban on that verb to an ask. */
 export const ONLY_IF_ASKED = /\bonly\s+([a-z]+)\b[^.;]{0,40}?\b(?:if|when)\s+(?:the\s+user|a\s+human|a\s+maintainer|you\s+are|you['’]re|explicitly)\b[^.;]*?\b(?:says?\s+so|asks?|asked|requests?|requested|tells?\s+you|instructed|instructs)\b/gi;
 /** "do not ask for approval", "can be run without asking": permission, not an ask. */
