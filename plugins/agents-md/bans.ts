@@ -48,13 +48,16 @@ function verbs(s: string): Array<{ at: number; kind: Kind; verb: string }> {
   return all;
 }
 
-/** The kind of the last verb before `at`, if any (the later verb wins; on a tie the earlier list). */
-function verbBefore(s: string, at: number): { kind: Kind; verb: string } | undefined {
+/**
+ * The kind of the last verb before `at` (and from `from` on: a verb before the prohibition is not the banned
+ * one), if any (the later verb wins; on a tie the earlier list).
+ */
+function verbBefore(s: string, at: number, from = 0): { kind: Kind; verb: string } | undefined {
   const all = verbs(s);
   let best: { at: number; kind: Kind; verb: string } | undefined;
   for (const v of all) {
     if (v.at >= at) break;
-    if (!best || v.at > best.at) best = v;
+    if (v.at >= from && (!best || v.at > best.at)) best = v;
   }
   return best && { kind: best.kind, verb: best.verb };
 }
@@ -131,6 +134,24 @@ export function adviceReason(clause: string, from: number, behavior: Behavior, l
   return undefined;
 }
 
+const SINGULAR = /\b(?:it|this\s+file|that\s+file)\b/i;
+
+/**
+ * What a pronoun stands for: the previous sentence's spans. "that file" is its last span of the kind the verb
+ * needs; "them" / "these files" are all its spans, and only when every one is of that kind — a sentence that
+ * names a source, a command and an output leaves "them" ambiguous, and an ambiguous target stays advice.
+ */
+function referents(ctx: BanCtx, kind: Kind | undefined, clause: string): string[] {
+  const fits = (t: string) => (kind === "cmd" ? looksLikeCommand(t) : kind ? looksLikePath(t) && /[./*]/.test(t) : false);
+  const p = PRONOUN.exec(clause);
+  if (p && SINGULAR.test(p[0])) {
+    const last = ctx.prev.findLast(fits);
+    if (last) return [last];
+  } else if (ctx.prev.length && ctx.prev.every(fits)) return ctx.prev;
+  if (ctx.prev.length) ctx.why.push({ kind: "no-target", why: `a pronoun whose referent is ambiguous (${ctx.prev.slice(0, 3).map((x) => `"${x}"`).join(", ")}): name the files or commands in the sentence` });
+  return [];
+}
+
 /** Compiles the code spans a clause governs; returns how many rules it added. */
 function compileClause(clause: string, behavior: Behavior, from: number, ctx: BanCtx): number {
   const sp = spans(clause);
@@ -140,16 +161,16 @@ function compileClause(clause: string, behavior: Behavior, from: number, ctx: Ba
     const kind: Kind = /run|executed|invoked/i.test(passive[1]!) ? "cmd" : /read|opened/i.test(passive[1]!) ? "read" : "edit";
     const before = sp.filter((x) => x.at < from).map((x) => x.text);
     const own = before.length ? before : sp.map((x) => x.text);
-    governed = (own.length ? own : ctx.prev).map((x) => ({ x, kind, verb: passive[1]!, at: -1, raw: 0 }));
+    governed = (own.length ? own : referents(ctx, kind, clause)).map((x) => ({ x, kind, verb: passive[1]!, at: -1, raw: 0 }));
   } else {
     // "Running `terraform apply` requires approval": a postfix ask governs the spans before it
     const after = sp.filter((x) => x.at > from);
     const own = after.length || behavior === "deny" ? after : sp;
     // "Never `git push` without …": a command span right after the prohibition is run
-    governed = own.map((x) => ({ x: x.text, ...(verbBefore(clause, x.at) ?? (RIGHT_AFTER.test(clause.slice(from, x.at)) && PROGRAMS.has(x.text.split(/\s+/)[0]!) ? { kind: "cmd" as Kind, verb: "run" } : {})), at: x.at, raw: x.raw }));
+    governed = own.map((x) => ({ x: x.text, ...(verbBefore(clause, x.at, x.at > from ? from : 0) ?? (RIGHT_AFTER.test(clause.slice(from, x.at)) && PROGRAMS.has(x.text.split(/\s+/)[0]!) ? { kind: "cmd" as Kind, verb: "run" } : {})), at: x.at, raw: x.raw }));
     if (!governed.length && PRONOUN.test(clause.slice(from))) {
       const v = verbBefore(clause, clause.length);
-      governed = ctx.prev.map((x) => ({ x, kind: v?.kind, verb: v?.verb, at: -1, raw: 0 }));
+      governed = referents(ctx, v?.kind, clause).map((x) => ({ x, kind: v?.kind, verb: v?.verb, at: -1, raw: 0 }));
     }
   }
   let n = 0;
@@ -219,12 +240,24 @@ function plainCommands(gov: string): string[] {
 /** Actions named in words ("create a PR", "update dependencies", "push to `develop`"). */
 // (a word every phrase needs: most governed words name none of them)
 const PHRASE_GATE = /draft|\bprs?\b|pull|issue|comment|release|github|push|amend|squash|rebase|reset|stash|worktree|branch|dep|packag|\bci\b/i;
+const NEAR = 8;
+function wordsBefore(s: string, at: number): number {
+  let n = 0;
+  for (let i = 0, inWord = false; i < at; i++) {
+    const space = s.charCodeAt(i) <= 32;
+    if (!space && !inWord) n++;
+    inWord = !space;
+  }
+  return n;
+}
 function phrases(gov: string, behavior: Behavior, ctx: BanCtx): number {
   let n = 0;
   if (!PHRASE_GATE.test(gov)) return n;
   for (const p of PHRASES) {
     const m = p.re.exec(gov);
     if (!m) continue;
+    // the action is the ban's object, near it: "never force-push, amend, or squash", not a word later in the sentence
+    if (wordsBefore(gov, m.index) > NEAR) continue;
     for (const r of p.rules) ctx.add(behavior, r.replace("$1", m[1] ?? m[2] ?? ""));
     n++;
   }

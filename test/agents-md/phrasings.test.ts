@@ -213,4 +213,11 @@ describe("AGENTS.md phrasings (issue 17)", () => {
     expect(c("Project-specific tests can be run without asking the user.").rules).toEqual([]);
     expect(c("UI element values are accessed through `.value`.\nYou cannot access a UI element's value in the same cell where it's defined.").rules).toEqual([]);
   });
+  it("precision: a pronoun stands for one kind of target, or the line stays advice", () => {
+    // "them" after a sentence naming a source, a command and an output: which files?
+    const amb = expectEffects("- Change `src/cli.ts`, run `pnpm gen` and commit `docs/cli.md`. Never edit them by hand.\n", { "Edit: src/cli.ts": "", "Edit: docs/cli.md": "" });
+    expect(amb.unenforced.some((u) => /referent is ambiguous/.test(u.why))).toBe(true);
+    // "that file" is the last path of the sentence before
+    expectEffects("- Run `pnpm -C docs run cli-table` and commit the regenerated `docs/cli.md`; never edit that file by hand.\n", { "Edit: docs/cli.md": "deny", "Bash: pnpm -C docs run cli-table": "" });
+  });
 });
