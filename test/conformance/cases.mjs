@@ -470,3 +470,22 @@ CASES.push(
     steps: [bash("touch made.txt"), bash("mkdir -p made"), bash("cp a.txt b.txt")],
   },
 );
+
+/**
+ * Edit and Write on a file not read this session, and Edit after the file changed on disk since its Read (Bash
+ * copies another file over it): whether Claude Code refuses before the hooks (no PreToolUse / PostToolUseFailure) or in the call.
+ */
+CASES.push({
+  id: "edit-unread-stale",
+  about: "Edit of a file never read, Write over a file never read, Edit of a file changed on disk since its Read",
+  files: { "a.txt": A, "b.txt": A, "c.txt": A, "d.txt": "alpha\nchanged on disk\n" },
+  settings: { project: { permissions: { allow: [...ALLOW_EDITS.project.permissions.allow, "Bash(cp:*)"] } } },
+  hooks: [{ event: "PreToolUse", matcher: "Edit|Write", label: "pre" }, { event: "PostToolUseFailure", matcher: "Edit|Write", label: "fail" }, { event: "PostToolUse", matcher: "Edit|Write", label: "post" }],
+  steps: [
+    { name: "Edit", input: { file_path: "{{cwd}}/a.txt", old_string: "alpha", new_string: "ALPHA" } },
+    { name: "Write", input: { file_path: "{{cwd}}/b.txt", content: "replaced\n" } },
+    { name: "Read", input: { file_path: "{{cwd}}/c.txt" } },
+    bash("cp d.txt c.txt"),
+    { name: "Edit", input: { file_path: "{{cwd}}/c.txt", old_string: "alpha", new_string: "ALPHA" } },
+  ],
+});
