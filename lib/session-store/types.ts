@@ -161,6 +161,23 @@ export interface SyncSessionStore {
   stamp(): number;
 }
 
+/**
+ * The Session.shared key under which the sessions plugin leaves, in every stored session, its answer for a
+ * TaskOutput / TaskStop of a task this process does not run: "runs on instance X" when the session's task
+ * registry names another instance, else undefined. A function, so it is never stored (plugins/sessions
+ * codec.ts keeps JSON only). builtin-tools asks it only for a task id it does not know: no per-call hook.
+ */
+export const REMOTE_TASK_KEY = "sessions:remoteTask";
+
+/** What REMOTE_TASK_KEY holds. */
+export type RemoteTaskAnswer = (taskId: string, tool: "TaskOutput" | "TaskStop") => Promise<{ content: Array<{ type: "text"; text: string }>; isError: true; meta?: Record<string, unknown> } | undefined>;
+
+/** The session store's answer for a task this process does not know (see REMOTE_TASK_KEY); undefined: none. */
+export async function askRemoteTask(shared: Map<string, unknown> | undefined, taskId: string, tool: "TaskOutput" | "TaskStop"): Promise<Awaited<ReturnType<RemoteTaskAnswer>>> {
+  const ask = shared?.get(REMOTE_TASK_KEY);
+  return typeof ask === "function" ? (ask as RemoteTaskAnswer)(taskId, tool) : undefined;
+}
+
 /** The "sessions.usage" service (plugins/sessions): tool usage counts for usage-driven deferral. */
 export interface SessionUsage {
   /** Totals across every session of the configured store (with this process's unflushed increments), or one session's. */

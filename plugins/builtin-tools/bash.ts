@@ -9,6 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { defineTool, type ToolCallContext, type ToolResult } from "../../core/index.ts";
 import { isInside } from "../../lib/fs-path.ts";
+import { askRemoteTask } from "../../lib/session-store/types.ts";
 import { isReadOnlyCommand as readOnlyCommandLine, isReadOnlyInside } from "../../lib/rules/readonly.ts";
 import { bashFromResponse, noOutputExpected, taskStopFromResponse } from "./cc-response.ts";
 import { withSessionEnv } from "./session-env.ts";
@@ -320,6 +321,8 @@ export const TaskOutput = defineTool<TaskOutputInput>({
     const id = (input.task_id ?? input.bash_id)!;
     const p = lookup(id, owner(ctx));
     if (!p) {
+      const elsewhere = await askRemoteTask(ctx.sessionState, id, "TaskOutput"); // a stored session's task on another instance
+      if (elsewhere) return elsewhere;
       const ids = ownedIds(owner(ctx));
       return { content: [{ type: "text", text: `No background task "${id}" in this session.${ids.length ? ` Known tasks: ${ids.join(", ")}.` : " None are running."}` }], isError: true };
     }
@@ -375,7 +378,7 @@ export const TaskStop = defineTool<TaskStopInput>({
   async call(input, ctx): Promise<ToolResult> {
     const id = (input.task_id ?? input.shell_id)!;
     const p = lookup(id, owner(ctx));
-    if (!p) return { content: [{ type: "text", text: `No background task "${id}" in this session (it may have been stopped already).` }], isError: true };
+    if (!p) return (await askRemoteTask(ctx.sessionState, id, "TaskStop")) ?? { content: [{ type: "text", text: `No background task "${id}" in this session (it may have been stopped already).` }], isError: true };
     const wasRunning = !p.done;
     if (wasRunning) p.kill();
     registry().procs.delete(id);

@@ -42,16 +42,13 @@ export default definePlugin({
     ctx.hooks.build.tap(PLUGIN_NAME, (build) => {
       // in memory nothing is written: a sync tap keeps the per-call path free of promises (pipeline-ab: a
       // promise tap here cost about 1.2 µs, a quarter of a call with no hooks)
+      // (no build.hooks.call tap: a task another instance runs is answered when builtin-tools asks, REMOTE_TASK_KEY —
+      // a tap there cost every call of a stored session ≈ 4% of a no-op call)
       const backend = rt.cfg(build.config).backend;
       if (backend === "memory") build.hooks.persist.tap(PLUGIN_NAME, (r) => void rt.count(r));
-      else if (backend === "sqlite") {
-        // a synchronous store: sync taps, so a call in a stored session makes no extra promise either
-        build.hooks.persist.tap(PLUGIN_NAME, (r) => rt.afterSync(r));
-        build.hooks.call.tap(PLUGIN_NAME, (call) => rt.remoteTaskSync(call));
-      } else {
-        build.hooks.persist.tapPromise(PLUGIN_NAME, (r) => rt.after(r));
-        build.hooks.call.tapPromise(PLUGIN_NAME, (call) => rt.remoteTask(call));
-      }
+      // a synchronous store: a sync tap, so a call in a stored session makes no extra promise either
+      else if (backend === "sqlite") build.hooks.persist.tap(PLUGIN_NAME, (r) => rt.afterSync(r));
+      else build.hooks.persist.tapPromise(PLUGIN_NAME, (r) => rt.after(r));
     });
     const usage: SessionUsage = { counts: (o) => rt.usage(o), sessionCounts: () => rt.sessionCounts() };
     ctx.provide("sessions.usage", usage);

@@ -7,17 +7,17 @@
  * again before Edit, so a broken store fails closed wherever a decision depends on it.
  */
 import os from "node:os";
-import type { CallRecord, CallState, PluginContext, SessionData, ToolResult } from "../../core/index.ts";
-import { FIELDS, MemoryStore, openStore, sessionIdProblem, SessionStoreError, type PatchResult, type SessionOp, type SessionRecord, type SessionStore, type SessionsConfig, type SyncSessionStore, type TaskEntry, type UsageCount } from "../../lib/session-store/index.ts";
+import type { CallRecord, PluginContext, SessionData } from "../../core/index.ts";
+import { FIELDS, MemoryStore, openStore, REMOTE_TASK_KEY, sessionIdProblem, SessionStoreError, type PatchResult, type RemoteTaskAnswer, type SessionOp, type SessionRecord, type SessionStore, type SessionsConfig, type SyncSessionStore, type UsageCount } from "../../lib/session-store/index.ts";
 import { merge, restore, Synced } from "./codec.ts";
 import { Approvals } from "./approvals.ts";
 import { sessionCounts, usageTotals } from "./usage.ts";
-import { isTaskCall, taskAnswer, taskAsked, taskOps, taskUnknown } from "./tasks.ts";
+import { remoteTask, TASK_TOOLS, taskOps } from "./tasks.ts";
 import { flushAtExit, home, isCli, noFlushAtExit, PLUGIN_NAME, type Track } from "./track.ts";
 
 export { home, PLUGIN_NAME } from "./track.ts";
 
-/** How long one reading of the sqlite change stamp serves (see Runtime.stamp). */
+/** How long one reading of the sqlite change stamp serves (see Runtime.freshSync). */
 const STAMP_MS = 1;
 
 /** Default sessions.writeBehindMs of the sqlite backend. */
@@ -45,10 +45,20 @@ export class Runtime {
     this.approvals = new Approvals(ctx, this.tracks);
   }
 
+  /** The last config object read and what was derived from it: cfg() runs on every call (a spread, the env, os.hostname() — a syscall — cost more than the rest of a no-op call's store work). */
+  private derived?: { of: object; cfg: SessionsConfig; instanceId?: string; writeBehindMs: number };
+
+  private derive(config: object): NonNullable<Runtime["derived"]> {
+    if (this.derived?.of === config) return this.derived;
+    const c = (config as { sessions?: SessionsConfig }).sessions ?? {};
+    const cfg = { ...c, backend: c.backend ?? (isCli() ? "sqlite" : "memory") };
+    const wb = cfg.writeBehindMs;
+    return (this.derived = { of: config, cfg, writeBehindMs: typeof wb === "number" && wb >= 0 ? wb : WRITE_BEHIND_MS });
+  }
+
   /** The `sessions` config of `config` (a Build's), else of the current generation; read when the store opens. */
   cfg(config: object = this.ctx.host.config): SessionsConfig {
-    const c = (config as { sessions?: SessionsConfig }).sessions ?? {};
-    return { ...c, backend: c.backend ?? (isCli() ? "sqlite" : "memory") };
+    return this.derive(config).cfg;
   }
 
   get backend(): string {
@@ -57,7 +67,8 @@ export class Runtime {
 
   /** This process's name in the task registry: `sessions.instanceId`, TOOLHOST_INSTANCE_ID, else `<hostname>:<pid>`. */
   get instanceId(): string {
-    return this.cfg().instanceId ?? process.env.TOOLHOST_INSTANCE_ID ?? `${os.hostname()}:${process.pid}`;
+    const d = this.derive(this.ctx.host.config);
+    return (d.instanceId ??= d.cfg.instanceId ?? process.env.TOOLHOST_INSTANCE_ID ?? `${os.hostname()}:${process.pid}`);
   }
 
   /**
@@ -65,8 +76,7 @@ export class Runtime {
    * written (coalesced into one transaction; flushed on close and at process exit). 0: before the call returns.
    */
   get writeBehindMs(): number {
-    const v = this.cfg().writeBehindMs;
-    return typeof v === "number" && v >= 0 ? v : WRITE_BEHIND_MS;
+    return this.derive(this.ctx.host.config).writeBehindMs;
   }
 
   /** The configured store, or an in-memory one after a loud warning when it cannot be opened. */
@@ -117,7 +127,7 @@ export class Runtime {
   private forget(): void {
     for (const [id, t] of this.tracks) {
       if (this.tracks.size <= MAX_TRACKS / 2) break;
-      if (!this.pending(t) && !t.usage.size && ![...t.tasks.values()].some((e) => e.state === "running")) this.tracks.delete(id);
+      if (!this.pending(t) && !t.usage.size && ![...t.tasks.values()].some((e) => e.state === "running")) (t.dropped = true), this.tracks.delete(id);
     }
   }
 
@@ -128,7 +138,9 @@ export class Runtime {
     const store = await this.store();
     if (this.fallback) return;
     try {
-      t.stamp = this.sync?.stamp(); // before the read: a commit after it is seen by the next check
+      const ask: RemoteTaskAnswer = (id, tool) => remoteTask(this.tracks.get(s.id), id, tool, this.instanceId, () => (this.sync ? this.sync.get(s.id) : this.store().then((st) => st.get(s.id))));
+      s.shared.set(REMOTE_TASK_KEY, ask); // not stored (a function): builtin-tools asks it for a task it does not run
+      if (this.sync) (t.stamp = this.stampV = this.sync.stamp()), (this.stampAt = performance.now()); // before the read: a commit after it is seen by the next check
       const rec = this.sync ? this.sync.get(s.id) : await store.get(s.id);
       t.known = rec?.version ?? 0;
       if (rec) {
@@ -154,48 +166,54 @@ export class Runtime {
    */
   private watch(s: SessionData, t: Track): void {
     let pending: Promise<void> | undefined = s.ready;
+    const done = () => void (pending = undefined);
+    // made once per session, not per call: the getter runs on every call and allocates nothing
+    const check = this.sync ? () => this.freshSync(s, t) : () => (pending = this.fresh(s, t, done));
     Object.defineProperty(s, "ready", {
       configurable: true,
       enumerable: true,
-      get: () => pending ?? (this.tracks.get(s.id) === t && t.session === s ? (pending = this.fresh(s, t, () => void (pending = undefined))) : undefined),
+      get: () => pending ?? (t.session === s && !t.dropped ? check() : undefined),
       set: (v: Promise<void> | undefined) => void (pending = v),
     });
   }
 
+  private refreshFailed(s: SessionData, e: unknown): void {
+    this.warn("refresh", `session ${s.id} could not be checked against ${this.st?.location ?? this.backend}: ${(e as Error).message}. This call uses the copy in this process (changes other instances made since are not seen).`);
+  }
+
+  /** An async store: one version read per call, a full read only when it moved. */
   private fresh(s: SessionData, t: Track, done: () => void): Promise<void> | undefined {
-    const failed = (e: unknown) => this.warn("refresh", `session ${s.id} could not be checked against ${this.st?.location ?? this.backend}: ${(e as Error).message}. This call uses the copy in this process (changes other instances made since are not seen).`);
-    const sync = this.sync;
-    if (sync) {
-      try {
-        const stamp = this.stamp(sync);
-        if (stamp === t.stamp) return undefined;
-        t.stamp = stamp;
-        if (sync.version(s.id) !== t.known) this.apply(s, t, sync.get(s.id));
-      } catch (e) {
-        failed(e);
-      }
-      return undefined;
-    }
     const st = this.st;
     if (!st?.version || this.fallback) return undefined;
     return st
       .version(s.id)
       .then(async (v) => (v === t.known ? undefined : this.apply(s, t, await st.get(s.id))))
-      .catch(failed)
+      .catch((e: unknown) => this.refreshFailed(s, e))
       .finally(done);
   }
 
   private stampAt = -Infinity;
   private stampV = 0;
+
   /**
-   * The store's change stamp, read at most once per STAMP_MS: `PRAGMA data_version` takes a shared lock on
-   * the WAL index (2–7 µs, a third of an in-process call), so calls that start within the same millisecond
-   * share one reading. A commit by another process is seen by every call that starts STAMP_MS after it.
+   * sqlite: the store's change stamp (`PRAGMA data_version`: it changes only when another connection
+   * committed) is read at most once per STAMP_MS — it takes a shared lock on the WAL index (2–7 µs, a
+   * third of an in-process call) —, so calls that start within the same millisecond share one reading; a
+   * commit by another process is seen by every call that starts STAMP_MS after it. Only when the stamp
+   * moved is the session's version read, and only when that moved the record.
    */
-  private stamp(sync: SyncSessionStore): number {
+  private freshSync(s: SessionData, t: Track): undefined {
     const now = performance.now();
-    if (now - this.stampAt >= STAMP_MS) (this.stampV = sync.stamp()), (this.stampAt = now);
-    return this.stampV;
+    if (now - this.stampAt < STAMP_MS && this.stampV === t.stamp) return undefined;
+    try {
+      if (now - this.stampAt >= STAMP_MS) (this.stampV = this.sync!.stamp()), (this.stampAt = now);
+      if (this.stampV === t.stamp) return undefined;
+      t.stamp = this.stampV;
+      if (this.sync!.version(s.id) !== t.known) this.apply(s, t, this.sync!.get(s.id));
+    } catch (e) {
+      this.refreshFailed(s, e);
+    }
+    return undefined;
   }
 
   /** Merge a stored record another writer changed into the live session (see watch). */
@@ -227,7 +245,7 @@ export class Runtime {
     const call = r.call;
     const t = this.count(r);
     if (!t.persistent) return;
-    if (r.outcome.executed && call.tool) taskOps(t, this.instanceId, call, r.outcome.result);
+    if (r.outcome.executed && call.tool && TASK_TOOLS.has(call.tool.name)) taskOps(t, this.instanceId, call, r.outcome.result);
     if (this.pending(t)) await this.save(call.session, t);
     else this.later();
   }
@@ -242,7 +260,7 @@ export class Runtime {
     const call = r.call;
     const t = this.count(r);
     if (!t.persistent || !this.sync) return;
-    if (r.outcome.executed && call.tool) taskOps(t, this.instanceId, call, r.outcome.result);
+    if (r.outcome.executed && call.tool && TASK_TOOLS.has(call.tool.name)) taskOps(t, this.instanceId, call, r.outcome.result);
     const s = call.session;
     if (!this.pending(t)) return this.later();
     if (t.ops.length || s.loaded.length !== t.loadedN || this.writeBehindMs === 0) return this.writeNow(s, t);
@@ -351,29 +369,6 @@ export class Runtime {
       } catch (e) {
         this.warn("flush", `usage counts of session ${id} were not saved: ${(e as Error).message}`);
       }
-    }
-  }
-
-  /** build.hooks.call for TaskOutput / TaskStop: a task another instance owns is answered "runs on instance X". */
-  async remoteTask(call: CallState): Promise<ToolResult | undefined> {
-    const id = isTaskCall(call) ? taskAsked(call, this.track(call.session)) : undefined;
-    if (id === undefined) return undefined;
-    const store = await this.store();
-    try {
-      return taskAnswer(call, id, (await store.get(call.session.id))?.fields[FIELDS.tasks]?.[id] as TaskEntry | undefined, this.instanceId);
-    } catch (err) {
-      return taskUnknown(id, err);
-    }
-  }
-
-  /** remoteTask with a synchronous store (sqlite): a sync tap, no promise per call. */
-  remoteTaskSync(call: CallState): ToolResult | undefined {
-    const id = isTaskCall(call) ? taskAsked(call, this.track(call.session)) : undefined;
-    if (id === undefined || !this.sync) return undefined;
-    try {
-      return taskAnswer(call, id, this.sync.get(call.session.id)?.fields[FIELDS.tasks]?.[id] as TaskEntry | undefined, this.instanceId);
-    } catch (err) {
-      return taskUnknown(id, err);
     }
   }
 

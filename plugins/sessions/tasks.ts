@@ -1,11 +1,15 @@
 /**
  * The background-task registry of a session: a Bash task started here is recorded with this instance's
  * name, TaskStop / TaskOutput keep the record current, and a TaskOutput / TaskStop for a task another
- * instance owns is answered "runs on instance X" — never a wrong result from this one.
+ * instance owns is answered "runs on instance X" — never a wrong result from this one (builtin-tools asks
+ * for that answer, REMOTE_TASK_KEY, only when it does not run the task itself).
  */
 import type { CallState, ToolResult } from "../../core/index.ts";
-import { FIELDS, type TaskEntry } from "../../lib/session-store/index.ts";
+import { FIELDS, type RemoteTaskAnswer, type SessionRecord, type TaskEntry } from "../../lib/session-store/index.ts";
 import type { Track } from "./track.ts";
+
+/** The tools whose calls change the registry (taskOps looks at nothing else). */
+export const TASK_TOOLS: ReadonlySet<string> = new Set(["Bash", "TaskStop", "TaskOutput"]);
 
 /** Record what an executed call did to the session's tasks (as ops to write). */
 export function taskOps(t: Track, instance: string, call: CallState, result: ToolResult): void {
@@ -26,24 +30,28 @@ export function taskOps(t: Track, instance: string, call: CallState, result: Too
   }
 }
 
-/** The task id a TaskOutput / TaskStop call asks about, when it is not one of this instance's. */
-export function taskAsked(call: CallState, t: Track): string | undefined {
-  const id = call.input?.task_id ?? call.input?.bash_id ?? call.input?.shell_id;
-  return !t.persistent || typeof id !== "string" || t.tasks.has(id) ? undefined : id;
+type TaskAnswer = Awaited<ReturnType<RemoteTaskAnswer>>;
+
+/**
+ * A TaskOutput / TaskStop for a task this process does not run (builtin-tools asks through REMOTE_TASK_KEY):
+ * "runs on instance X" when the session's registry (`read`) names another instance; a store that cannot be
+ * read is said (it is unknown where the task runs), never answered as "no such task".
+ */
+export async function remoteTask(t: Track | undefined, id: string, tool: "TaskOutput" | "TaskStop", instance: string, read: () => SessionRecord | undefined | Promise<SessionRecord | undefined>): Promise<TaskAnswer> {
+  if (!t?.persistent || t.tasks.has(id)) return undefined;
+  try {
+    return taskAnswer(tool, id, (await read())?.fields[FIELDS.tasks]?.[id] as TaskEntry | undefined, instance);
+  } catch (err) {
+    return taskUnknown(id, err);
+  }
 }
 
-export function isTaskCall(call: CallState): boolean {
-  const name = call.tool?.name;
-  return name === "TaskOutput" || name === "TaskStop";
-}
-
-export function taskUnknown(id: string, err: unknown): ToolResult {
+export function taskUnknown(id: string, err: unknown): TaskAnswer {
   return { content: [{ type: "text", text: `Task ${id}: the session store cannot be read (${(err as Error).message}), so it is unknown which instance runs it; not answered from this one.` }], isError: true };
 }
 
 /** The answer for a task another instance owns (undefined: unknown here, or this instance's own). */
-export function taskAnswer(call: CallState, id: string, e: TaskEntry | undefined, instance: string): ToolResult | undefined {
-  const name = call.tool!.name;
+export function taskAnswer(name: "TaskOutput" | "TaskStop", id: string, e: TaskEntry | undefined, instance: string): TaskAnswer | undefined {
   if (!e || e.instance === instance) return undefined;
   const where = e.state === "running" ? `runs on instance ${e.instance}` : e.state === "gone" ? `ran on instance ${e.instance}, which has closed: its process and output are gone` : `ran on instance ${e.instance} (exited${e.exitCode != null ? ` with code ${e.exitCode}` : ""})`;
   const text = `Task ${id} (${e.command}) ${where}; this instance (${instance}) cannot ${name === "TaskStop" ? "stop it" : "read its output"}. ${e.state === "running" ? `Send ${name} to ${e.instance}.` : ""}`.trim();

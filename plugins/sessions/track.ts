@@ -22,6 +22,8 @@ export interface Track {
   tasks: Map<string, TaskEntry>;
   /** The stored version this copy matches (0: not stored yet; -1: unknown — another writer came between). */
   known: number;
+  /** Dropped from the bookkeeping (Runtime.forget): its session is no longer checked against the store. */
+  dropped?: boolean;
   /** sqlite: the store's change stamp when this copy was last checked against it. */
   stamp?: number;
   /** s.loaded.length when last written: a ToolSearch load is written before the call returns. */
