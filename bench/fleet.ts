@@ -8,7 +8,7 @@
  *      in-process tool, an MCP tool (server-everything echo) and a Bash call;
  *   4. `serve --http` throughput with 1 vs 2 instances behind HAProxy (8 clients);
  *   5. failover: from SIGKILL of the instance serving a client to that client's next successful call
- *      (re-initialize on another instance included).
+ *      (another instance takes its MCP session over; a re-initialize only if that fails).
  */
 import fs from "node:fs";
 import os from "node:os";
@@ -197,7 +197,7 @@ async function failover(redis: RedisServer, haproxy: string, dir: string, kills:
       }
       times.push(performance.now() - t0);
     }
-    console.log(`\n5. failover: SIGKILL of the serving instance → the client's next successful call (its re-initialize on another instance included): ${times.map((t) => `${Math.round(t)} ms`).join(", ")} (HAProxy check inter 100 ms, fall 1; retry-on conn-failure, redispatch)`);
+    console.log(`\n5. failover: SIGKILL of the serving instance → the client's next successful call (another instance takes the MCP session over from the store; a re-initialize only if that fails): ${times.map((t) => `${Math.round(t)} ms`).join(", ")} (HAProxy check inter 100 ms, fall 1; retry-on conn-failure, redispatch)`);
   } finally {
     await c.close();
     await lb.stop();

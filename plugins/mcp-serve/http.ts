@@ -10,6 +10,8 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { errorMessage } from "../../core/index.ts";
 import { jsonError, refuseRequest } from "./guard.ts";
 import { namedSession } from "./session.ts";
+import { findHandshake, recordHandshake, replayHandshake } from "./adopt.ts";
+import type { Json } from "../../lib/session-store/types.ts";
 import { StatelessRequests } from "./stateless.ts";
 import type { McpServeHub } from "./hub.ts";
 import type { ClientSession } from "./session.ts";
@@ -41,7 +43,8 @@ export const SESSION_HEADER = "x-toolhost-session";
 
 export const DEFAULT_HTTP_IDLE_MS = 30 * 60_000;
 
-type Entry = { transport: StreamableHTTPServerTransport; session: ClientSession; lastSeen: number; open: number; ended?: string };
+/** name: its toolhost session; recorded: the write of its handshake (adopt.ts), once initialized. */
+type Entry = { transport: StreamableHTTPServerTransport; session: ClientSession; name: string; lastSeen: number; open: number; ended?: string; recorded?: Promise<void> };
 
 
 /** `GET /metrics`: the telemetry plugin's per-instance metrics (Prometheus text), when `telemetry.metrics` is on. */
@@ -57,31 +60,41 @@ class HttpSessions {
 
   constructor(private readonly hub: McpServeHub) {}
 
-  /** Close one session (once), recording why. */
-  end(e: Entry, why: string): Promise<void> {
-    if (e.ended) return Promise.resolve();
+  /** Close one session (once), recording why; `expired`: no other instance takes it over either, unless it serves it now. */
+  async end(e: Entry, why: string, expired = false): Promise<void> {
+    if (e.ended) return;
     e.ended = why;
+    if (expired) await this.forget(e, this.hub.instance);
     return e.transport.close().catch((err) => this.hub.log(`[serve http] closing session ${e.transport.sessionId}: ${errorMessage(err)}`));
+  }
+
+  /** Drop a session's recorded handshake (DELETEd; expired while `owner` served it): a later request for it is a 404 on every instance. */
+  async forget(e: Entry, owner?: string): Promise<void> {
+    const id = e.transport.sessionId;
+    await e.recorded;
+    if (id) await recordHandshake(this.hub.host, this.hub.log, e.name, id, undefined, owner);
   }
 
   /**
    * A new session for an initialize request; it is registered once the SDK assigns its id. Its host
    * session is the one the client names (X-Toolhost-Session: a re-initialize after a failover finds its
-   * state again in the store), else `mcp-<its MCP session id>`.
+   * state again in the store), else `mcp-<its MCP session id>`. Once initialized, its handshake is recorded
+   * in the session store, so that another instance can take it over (adopt.ts). `resume`: that takeover.
    */
-  async open(req: http.IncomingMessage): Promise<Entry> {
+  async open(req: http.IncomingMessage, resume?: { mcpId: string; name: string }): Promise<Entry> {
     const { hub, entries } = this;
-    const mcpId = randomUUID();
-    const session = hub.createSession(namedSession(req.headers[SESSION_HEADER], "the X-Toolhost-Session header") ?? `mcp-${mcpId}`);
+    const mcpId = resume?.mcpId ?? randomUUID();
+    const name = resume?.name ?? namedSession(req.headers[SESSION_HEADER], "the X-Toolhost-Session header") ?? `mcp-${mcpId}`;
+    const session = hub.createSession(name, false, !!resume);
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => mcpId,
       onsessioninitialized: (id) => {
         entries.set(id, e);
-        hub.log(`[serve http] session ${id} opened (host session ${session.sessionId})`);
+        hub.log(`[serve http] session ${id} ${resume ? "taken over from the session store" : "opened"} (host session ${session.sessionId})`);
       },
-      onsessionclosed: () => void (e.ended ??= "the client ended it (DELETE)"),
+      onsessionclosed: () => ((e.ended ??= "the client ended it (DELETE)"), this.forget(e)),
     });
-    const e: Entry = { transport, session, lastSeen: Date.now(), open: 0 };
+    const e: Entry = { transport, session, name, lastSeen: Date.now(), open: 0 };
     transport.onclose = () => {
       const id = transport.sessionId;
       if (id && entries.get(id) === e) {
@@ -90,20 +103,63 @@ class HttpSessions {
       }
       session.close();
     };
+    if (!resume) {
+      const srv = session.server;
+      const prev = srv.oninitialized;
+      srv.oninitialized = () => {
+        prev?.();
+        const hs = { capabilities: (srv.getClientCapabilities() ?? {}) as Json, clientInfo: (srv.getClientVersion() ?? null) as Json, instance: hub.instance, at: Date.now() };
+        e.recorded = recordHandshake(hub.host, hub.log, name, mcpId, hs);
+      };
+    }
     await session.connect(transport);
     return e;
   }
 
+  /**
+   * A request for an MCP session this instance does not know: taken over when the session store has its
+   * handshake (another instance opened it; adopt.ts), else undefined (a 404). One takeover per id at a time.
+   */
+  private adopt(req: http.IncomingMessage, mcpId: string): Promise<Entry | undefined> {
+    let p = this.adopting.get(mcpId);
+    if (!p) {
+      p = (async () => {
+        const name = namedSession(req.headers[SESSION_HEADER], "the X-Toolhost-Session header") ?? `mcp-${mcpId}`;
+        const hs = await findHandshake(this.hub.host, name, mcpId).catch(() => undefined);
+        if (!hs) return undefined;
+        const e = await this.open(req, { mcpId, name });
+        const pv = req.headers["mcp-protocol-version"];
+        if (await replayHandshake(e.transport, mcpId, hs, typeof pv === "string" ? pv : undefined)) {
+          e.recorded = recordHandshake(this.hub.host, this.hub.log, name, mcpId, { ...hs, instance: this.hub.instance, at: Date.now() });
+          return e;
+        }
+        await this.end(e, "it could not be taken over");
+        return undefined;
+      })().finally(() => this.adopting.delete(mcpId));
+      this.adopting.set(mcpId, p);
+    }
+    return p;
+  }
+
+  private readonly adopting = new Map<string, Promise<Entry | undefined>>();
+
   /** Close sessions with nothing open and no request for `idleMs`. */
   sweep(idleMs: number): void {
     const now = Date.now();
-    for (const e of this.entries.values()) if (e.open === 0 && now - e.lastSeen >= idleMs) void this.end(e, `idle for ${Math.round((now - e.lastSeen) / 1000)} s (no request, nothing open)`);
+    for (const e of this.entries.values()) if (e.open === 0 && now - e.lastSeen >= idleMs) void this.end(e, `idle for ${Math.round((now - e.lastSeen) / 1000)} s (no request, nothing open)`, true);
   }
 
   /** One HTTP request on /mcp: find or open its session, then hand it to that session's transport. */
   async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const sid = req.headers["mcp-session-id"];
     let e = typeof sid === "string" ? this.entries.get(sid) : undefined;
+    if (!e && typeof sid === "string") {
+      try {
+        e = await this.adopt(req, sid);
+      } catch (err) {
+        return jsonError(res, 400, errorMessage(err));
+      }
+    }
     if (!e) {
       if (req.method !== "POST" || sid) return jsonError(res, sid ? 404 : 400, sid ? "unknown MCP session id (it ended or expired: initialize a new session)" : "no MCP session: send initialize first");
       try {
@@ -151,6 +207,10 @@ export async function serveHttp(
       if (!res.headersSent) res.writeHead(500).end();
     });
   });
+  // Idle keep-alive connections outlive a balancer's (HAProxy, nginx, cloud LBs: 60 s at most by default): an
+  // instance that closes one just as the balancer reuses it makes that request fail or be retried elsewhere.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   const sweeper = idleMs > 0 ? setInterval(() => sessions.sweep(idleMs), Math.max(50, Math.min(idleMs / 4, 60_000))) : undefined;
   sweeper?.unref();
   await new Promise<void>((resolve, reject) => {

@@ -42,9 +42,12 @@ export class McpServeHub implements SessionHub {
     });
   }
 
-  /** A client connection on host session `id` (default: a fresh `mcp-…` id); `keep`: the host session outlives it (stateless serving). */
-  createSession(id = `mcp-${randomUUID().slice(0, 8)}`, keep = false): ClientSession {
-    const s = new ClientSession(this, id, keep);
+  /**
+   * A client connection on host session `id` (default: a fresh `mcp-…` id); `keep`: the host session outlives
+   * it (stateless serving); `resumed`: an MCP session another instance opened, taken over (SessionStart "resume").
+   */
+  createSession(id = `mcp-${randomUUID().slice(0, 8)}`, keep = false, resumed = false): ClientSession {
+    const s = new ClientSession(this, id, keep, resumed);
     this.sessions.add(s);
     return s;
   }

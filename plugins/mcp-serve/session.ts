@@ -81,6 +81,8 @@ export class ClientSession {
     readonly sessionId: string,
     /** Stateless serving: the host session outlives this connection (its state lives in the store). */
     private readonly keepHostSession = false,
+    /** An MCP session opened on another instance and taken over here (http.ts adopt): SessionStart source "resume". */
+    private readonly resumed = false,
   ) {
     this.server = new Server({ name: "toolhost", version: VERSION }, { capabilities: { tools: { listChanged: true }, resources: {}, prompts: {} }, instructions: serveInstructions(hub.host) });
     this.server.onerror = (e) => hub.log(`[serve ${sessionId}] ${errorMessage(e)}`);
@@ -135,7 +137,7 @@ export class ClientSession {
     const srv = this.server as unknown as { _requestHandlers?: Map<string, (req: unknown, extra: unknown) => Promise<unknown>>; _instructions?: string };
     const init = srv._requestHandlers instanceof Map ? srv._requestHandlers.get("initialize") : undefined;
     const run = async () => {
-      const out = await this.hub.host.event("SessionStart", { source: "startup" }, { sessionId: this.sessionId });
+      const out = await this.hub.host.event("SessionStart", { source: this.resumed ? "resume" : "startup" }, { sessionId: this.sessionId });
       for (const m of out.messages) this.hub.log(`[serve ${this.sessionId}] SessionStart: ${m}`);
       return out.context;
     };
