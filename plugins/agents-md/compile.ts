@@ -19,7 +19,7 @@
 import { classify, conflictOf, isInstruction, toldCommands, toldFence, type AdviceKind } from "./advice.ts";
 import { compileBans, type BanCtx, type Behavior } from "./bans.ts";
 import { lineOf, parseBlocks, type Fence, type Item } from "./blocks.ts";
-import { isCommitTrigger, parseReminder, type Reminder } from "./remind.ts";
+import { isCommitTrigger, leadTrigger, parseReminder, type Reminder } from "./remind.ts";
 import { alternatives, generated, immutable, notSpan } from "./shapes.ts";
 import { globSource } from "../../lib/rules/paths.ts";
 import { isDirectory, looksLikeCommand, looksLikePath, pathSpec, plain, sentences, spans, valid, type Span } from "./text.ts";
@@ -307,6 +307,8 @@ export function compileAgentsMd(text: string, file: string, scope: string): Comp
   let lead: string | undefined;
   let headingLead: string | undefined;
   let headingWhen: string | undefined;
+  // a paragraph that ends "Before opening a PR, all of these must pass:" says when the commands listed under it are run
+  let listWhen: string | undefined;
   for (const item of items) {
     if (item.data) {
       if (PROHIBIT.test(item.text) || ASK.test(item.text)) out.unenforced.push({ file, line: item.line, text: item.text, why: `line longer than 4000 characters`, kind: "data" });
@@ -320,9 +322,12 @@ export function compileAgentsMd(text: string, file: string, scope: string): Comp
       compileSentence(item.text, item.line, item, st);
       headingLead = out.rules.length === before ? leadIn(`${item.text}:`) : undefined;
       headingWhen = out.rules.length === before && isCommitTrigger(plain(item.text)) ? plain(item.text).trim() : undefined;
+      listWhen = undefined;
       continue;
     }
-    if (headingWhen && item.bullet && item.text.startsWith("`") && whenItem(headingWhen, item, st)) continue;
+    if (!item.bullet) listWhen = undefined;
+    const when = headingWhen ?? listWhen;
+    if (when && item.bullet && item.text.startsWith("`") && whenItem(when, item, st)) continue;
     if (item.bullet && item.text.startsWith("`")) pathItem(item, st);
     const gov = lead ?? (item.bullet ? headingLead : undefined);
     if (gov && item.bullet && item.text.startsWith("`") && leadItem(gov, item, st)) continue;
@@ -344,6 +349,7 @@ export function compileAgentsMd(text: string, file: string, scope: string): Comp
     }
     if (next) lead = next;
     else if (!item.bullet) lead = undefined;
+    if (!item.bullet && last && last.text.endsWith(":")) listWhen = leadTrigger(plain(last.text).trim());
     if (!item.bullet) st.prev = st.prev.slice();
   }
   resolveConflicts(st);

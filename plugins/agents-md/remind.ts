@@ -41,7 +41,7 @@ const CHANGE = /\b(?:chang|edit|modif|touch|updat|writ|add)\w*\b|\bchanges\b/i;
 const PR_NOUN = String.raw`(?:a\s+|the\s+|your\s+|any\s+|new\s+)?(?:prs?|pull\s+requests?)\b`;
 const PR_ACT = String.raw`(?:open\w*|creat\w*|submit\w*|mak\w*|send\w*|rais\w*|propos\w*|fil\w*|push\w*)\s+${PR_NOUN}`;
 const COMMIT = new RegExp(
-  String.raw`\b(?:before|prior\s+to)\s+(?:you\s+)?(?:(?:every|each|any|a)\s+)?(?:commit|committing|finaliz\w*|finish\w*|marking\s+(?:work|the\s+task|it)\s+(?:as\s+)?(?:complete|ready|done)|declaring\s+(?:\w+\s+){0,2}(?:done|complete|finished|ready)|submitting|submission|push|pushing|${PR_ACT}|you\s+(?:are\s+)?(?:done|finish))|\bat\s+the\s+end\s+of\s+(?:a|the|your|each)\s+(?:task|change|session)\b|\bbefore\s+(?:you\s+)?(?:are\s+)?done\b|\b(?:when|whenever|while)\s+${PR_ACT}`,
+  String.raw`\b(?:before|prior\s+to)\s+(?:you\s+)?(?:(?:every|each|any|a)\s+)?(?:commit|committing|finaliz\w*|finish\w*|marking\s+(?:work|the\s+task|it)\s+(?:as\s+)?(?:complete|ready|done)|declaring\s+(?:\w+\s+){0,2}(?:done|complete|finished|ready)|submitting|submission|push|pushing|${PR_ACT}|you\s+(?:are\s+)?(?:done|finish))|\bat\s+the\s+end\s+of\s+(?:a|the|your|each)\s+(?:task|change|session)\b|\bbefore\s+(?:you\s+)?(?:are\s+)?done\b|\b(?:when|whenever|while|if|once)\s+(?:you\s+)?(?:ever\s+|first\s+)?${PR_ACT}`,
   "i",
 );
 const PR_TRIGGER = new RegExp(`${PR_ACT}|\\b(?:prs?|pull\\s+requests?)\\b`, "i");
@@ -69,6 +69,12 @@ function wordsAction(action: string): boolean {
 }
 /** "Before Every Commit", "Before committing": a heading that says when the commands listed under it are run. */
 export const isCommitTrigger = (s: string) => !s.includes("`") && COMMIT.test(s);
+/** "Before opening a PR, **all of these must pass**:" over a list of commands: the trigger words, if the lead-in starts with one. */
+export function leadTrigger(s: string): string | undefined {
+  if (s.includes("`")) return undefined;
+  const m = COMMIT.exec(s);
+  return m && m.index === 0 ? m[0] : undefined;
+}
 const AFTER_RUN = /\bafter\s+running\s+`([^`]+)`/i;
 const NEGATED = /\boutside\s+(?:of\s+)?|\bexcept\b|\bother\s+than\b|\bunless\b/i;
 const SCRIPT = /^[\w./-]+\.(?:sh|py|nu|js|mjs|ts|rb|pl|bash|ps1)(?:\s.*)?$/;
@@ -95,18 +101,42 @@ function triggerPaths(trigger: string, sentence = trigger): string[] {
 /** Splits "Run `x` after …" / "After …, run `x`" into its trigger and action. */
 function split(s: string): { trigger: string; action: string; lead?: boolean } | undefined {
   const t = s.replace(LEAD, "");
-  const tw = TRIGGER_WORD.exec(t);
+  // (the words inside code spans are no trigger and no verb: "with `npm run format`")
+  const bare = t.includes("`") ? t.replace(/`[^`]*`/g, (m) => `\`${"x".repeat(m.length - 2)}\``) : t;
+  const tw = TRIGGER_WORD.exec(bare);
   if (!tw) return undefined;
   if (tw.index === 0) {
-    const m = RUN_SPLIT.exec(t.slice(tw[0].length));
+    const m = RUN_SPLIT.exec(bare.slice(tw[0].length));
     const cut = m ? tw[0].length + m.index : t.indexOf(",");
     if (cut <= 0) return undefined;
     return { trigger: t.slice(0, cut), action: t.slice(cut).replace(/^,\s*/, ""), lead: true };
   }
-  if (!/^(?:always\s+)?(?:re-?run|run|execute|invoke|call|regenerate|recompile|update)\b/i.test(t) && !(COMMIT.test(t.slice(tw.index)) && wordsAction(t.slice(0, tw.index)))) return undefined;
+  // "…, so run these and commit the result whenever you touch `templates/`": the action is the clause that runs
+  const ran = /^(?:always\s+)?(?:re-?run|run|execute|invoke|call|regenerate|recompile|update)\b/i.test(t) ? 0 : lastRunClause(bare.slice(0, tw.index));
   // "…, as these changes require …": the reason is not part of the trigger
-  const trigger = t.slice(tw.index).replace(/,?\s+(?:as|because|since|so\s+that)\b.*$/i, "");
-  return { trigger, action: t.slice(0, tw.index) };
+  let trigger = t.slice(tw.index).replace(/,?\s+(?:as|because|since|so\s+that)\b.*$/i, "");
+  // "Rebase from `main` before committing (`git fetch origin && git rebase origin/main`)": the commands in parentheses after the trigger are how the imperative is done
+  const paren = trigger.includes("(") ? PAREN_COMMANDS.exec(trigger) : null;
+  const how = paren && IMPERATIVE_OR_REBASE.test(t) && spans(paren[2]!).some((x) => looksLikeCommand(x.text) && /\s/.test(x.text));
+  if (ran < 0 && !how && !(COMMIT.test(t.slice(tw.index)) && wordsAction(t.slice(0, tw.index)))) return undefined;
+  let action = t.slice(Math.max(0, ran), tw.index);
+  if (how) {
+    trigger = paren![1]!;
+    action = `${action} ${paren![2]}`;
+  }
+  return { trigger, action };
+}
+
+const PAREN_COMMANDS = /^([^(]*?)\s*\(\s*((?:`[^`]+`(?:\s*(?:,|or|and|then|&&)\s*)?)+)\s*\)\s*[.!]?\s*$/;
+// (an imperative that a command does: "Rebase", "Format", "Regenerate", not "Note" or a description)
+const IMPERATIVE_OR_REBASE = /^(?:always\s+)?(?:rebase|sync|format|lint|regenerate|rebuild|build|test|update|fetch|pull|check|verify|typecheck|generate|compile|run)\b/i;
+/** Where the last clause that starts with a run verb begins ("…, so run these and commit …"), or -1. */
+const RUN_CLAUSE = /(?:[,;—–]\s*|\b(?:so|then|and)\s+)(?:always\s+|also\s+|please\s+)?(?=(?:re-?run|run|execute|invoke|regenerate|recompile)\b)/gi;
+function lastRunClause(before: string): number {
+  let at = -1;
+  RUN_CLAUSE.lastIndex = 0;
+  for (let m = RUN_CLAUSE.exec(before); m; m = RUN_CLAUSE.exec(before)) at = m.index + m[0].length;
+  return at;
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { commandRule, isFlag, looksLikeCode, looksLikeCommand, looksLikePath, pathSpec, spans, valid } from "./text.ts";
 import { adviceReason, spanRule, type BanCtx } from "./bans.ts";
-import { CODE_WORDS, PROGRAMS } from "./words.ts";
+import { CODE_WORDS, PHRASES, PROGRAMS, SOFT } from "./words.ts";
 
 const SPANS = "((?:`[^`]+`(?:\\s*,\\s*|\\s+or\\s+|\\s*,\\s*or\\s+|\\s+and\\s+)?)+)";
 const ALTERNATIVES: Array<{ re: RegExp; want: number; avoid: number; soft?: boolean }> = [
@@ -16,6 +16,8 @@ const ALTERNATIVES: Array<{ re: RegExp; want: number; avoid: number; soft?: bool
   { re: new RegExp(`^(\`[^\`]+\`)\\s*,\\s*not\\s+${SPANS}`, "i"), want: 1, avoid: 2 },
 ];
 const SPAN_NOT_WORDS = /\b(?:use|run)\s+`([^`]+)`\s*,?\s*(?:not|instead\s+of|rather\s+than)\s+([a-z][\w-]*(?:\s*(?:,\s*or|,|or|and)\s*[a-z][\w-]*)*)\s*[.;!]?\s*$/i;
+/** "instead of amending", "rather than force-pushing or rebasing": a git action in words. */
+const INSTEAD_ACT = /\b(?:instead\s+of|rather\s+than)\s+((?:force[- ]?)?[a-z]+ing(?:\s*(?:,|\bor\b|\band\b)\s*(?:force[- ]?)?[a-z]+ing)*)\b/i;
 const PLAIN_ALT = /^(?:only\s+)?(?:use\s+)?([a-z][\w-]*)\s*(?:,|;)?\s*(?:not|never|instead\s+of|rather\s+than)\s+([a-z][\w-]*)\b/i;
 
 const program = (t: string) => t.replace(/^`|`$/g, "").trim().split(/\s+/)[0]!.toLowerCase();
@@ -48,6 +50,14 @@ export function alternatives(s: string, ctx: BanCtx): boolean {
       for (const a of avoid) ctx.add("deny", `Bash(${a} *)`, `use \`${want}\` instead`);
       return true;
     }
+  }
+  // "Always create new commits instead of amending": the git action after "instead of" is banned
+  const ia = INSTEAD_ACT.exec(s);
+  if (ia && !SOFT.test(s)) {
+    let n = 0;
+    for (const g of ia[1]!.split(/\s*(?:,|\bor\b|\band\b)\s*/i).filter(Boolean))
+      for (const p of PHRASES) if (p.rules.every((r) => r.startsWith("Bash(git ")) && p.re.test(g)) for (const r of p.rules) (ctx.add("deny", r, `${s.slice(0, ia.index).trim().replace(/^always\s+/i, "").replace(/^./, (c) => c.toLowerCase())} instead`), n++);
+    if (n) return true;
   }
   const pm = PLAIN_ALT.exec(s.trim());
   if (pm && PROGRAMS.has(pm[1]!.toLowerCase()) && PROGRAMS.has(pm[2]!.toLowerCase())) {

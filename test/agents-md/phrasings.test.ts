@@ -220,4 +220,21 @@ describe("AGENTS.md phrasings (issue 17)", () => {
     // "that file" is the last path of the sentence before
     expectEffects("- Run `pnpm -C docs run cli-table` and commit the regenerated `docs/cli.md`; never edit that file by hand.\n", { "Edit: docs/cli.md": "deny", "Bash: pnpm -C docs run cli-table": "" });
   });
+  it("reminders: the run clause after a description, commands in parentheses after the trigger, 'if you ever create a PR', a lead-in trigger over a checklist; 'instead of amending'", () => {
+    // (the fence under the paragraph is what "these" runs)
+    expectEffects("The committed clients must match the generator — CI fails on any diff, so run these and commit the result whenever you touch `templates/`.\n\n```bash\ngo run ./tools/generate\n```\n", {
+      "Edit: templates/client.ts.tmpl": "remind",
+      "Edit: src/server.go": "",
+    });
+    const paren = expectEffects("- Rebase from `main` before committing (`git fetch origin && git rebase origin/main`)\n", { "Bash: git commit -m fix": "remind", "Bash: git status": "" });
+    expect(paren.reminders[0]!.run).toEqual(["git fetch origin && git rebase origin/main"]);
+    expectEffects("- If you ever create a PR, you should be sure to check the formatting first with `npm run format` and `npm run lint`.\n", { "Bash: gh pr create --fill": "remind", "Bash: git commit -m x": "" });
+    const list = expectEffects("Before opening a PR, **all of these must pass**:\n\n1. `pnpm run format` - Auto-format code\n2. `pnpm run lint` - Check code style\n", { "Bash: gh pr create --fill": "remind", "Bash: pnpm run format": "" });
+    expect(list.reminders.map((r) => [r.line, r.run[0]])).toEqual([[3, "pnpm run format"], [4, "pnpm run lint"]]);
+    // a description that ends in a colon is no trigger
+    expect(c("These commands are useful:\n\n- `pnpm run format`\n").reminders).toEqual([]);
+    expectEffects("- **Never force push.** Always create new commits instead of amending.\n", { "Bash: git commit --amend -m x": "deny", "Bash: git push --force": "deny", "Bash: git commit -m x": "" });
+    // "prefer … rather than rebasing" is a preference; an action that is no git verb bans nothing
+    expect(c("Prefer a merge commit rather than rebasing.\nUse a new file instead of editing.").rules).toEqual([]);
+  });
 });
