@@ -162,7 +162,8 @@ export class Host {
     const onAsk = this.options.onAsk;
     const o = onAsk && !("onAsk" in opts) ? { onAsk, ...opts } : opts;
     const session = this.session(o.sessionId);
-    const p = session.ready ? session.ready.then(() => executeCall(build, this.state.view, session, name, input, o)) : executeCall(build, this.state.view, session, name, input, o);
+    const wait = session.ready ?? session.check?.();
+    const p = wait ? wait.then(() => executeCall(build, this.state.view, session, name, input, o)) : executeCall(build, this.state.view, session, name, input, o);
     // Only when PostToolBatch hooks exist: the turn's calls wait for host.endTurn.
     return tapped(build.hooks.postToolBatch) ? p.then((out) => (noteTurnCall(session, out), out)) : p;
   }

@@ -42,6 +42,8 @@ export class Session implements SessionData {
   version = 0;
   /** The session's restore (host.hooks.sessionOpen) while it runs; calls wait for it. */
   ready?: Promise<void>;
+  /** A store plugin's per-call freshness check (SessionData.check); declared here so every session has one shape. */
+  check?: () => Promise<void> | undefined = undefined;
   private readonly bump = () => void this.version++;
   constructor(
     readonly id: string,

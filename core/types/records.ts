@@ -160,6 +160,12 @@ export interface SessionData {
   touch(): void;
   /** The pending restore (host.hooks.sessionOpen); calls wait for it. */
   ready?: Promise<void>;
+  /**
+   * Set by a store plugin: run as each call starts once the restore is done (a freshness check against the
+   * store); a promise the call waits for, or undefined to go on at once. A field, not an accessor on `ready`:
+   * redefining a property of the session turns it into a slow dictionary object for the whole pipeline.
+   */
+  check?: () => Promise<void> | undefined;
 }
 
 /** What a settings source (host.settings: Claude Code settings files, .mcp.json) may add to a generation. */

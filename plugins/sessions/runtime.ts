@@ -140,7 +140,7 @@ export class Runtime {
     try {
       const ask: RemoteTaskAnswer = (id, tool) => remoteTask(this.tracks.get(s.id), id, tool, this.instanceId, () => (this.sync ? this.sync.get(s.id) : this.store().then((st) => st.get(s.id))));
       s.shared.set(REMOTE_TASK_KEY, ask); // not stored (a function): builtin-tools asks it for a task it does not run
-      if (this.sync) (t.stamp = this.stampV = this.sync.stamp()), (this.stampAt = performance.now()); // before the read: a commit after it is seen by the next check
+      if (this.sync) t.stamp = this.readStamp(); // before the read: a commit after it is seen by the next check
       const rec = this.sync ? this.sync.get(s.id) : await store.get(s.id);
       t.known = rec?.version ?? 0;
       if (rec) {
@@ -157,24 +157,17 @@ export class Runtime {
   }
 
   /**
-   * Every call waits for `session.ready` (core: the pending restore). Made an accessor here, it is also the
-   * per-call freshness check of a long-lived copy: is the stored session still the version this copy
-   * matches? If another process or instance wrote it since, the stored changes are merged in before the
-   * call runs (codec merge: keys this copy changed itself stay its own). sqlite: one `PRAGMA data_version`
-   * (no promise) and a version read only when another connection committed; other backends: one version
-   * read per call (Redis: one HMGET), a full read only when it moved.
+   * The per-call freshness check of a long-lived copy (SessionData.check, run as each call starts): is the
+   * stored session still the version this copy matches? If another process or instance wrote it since, the
+   * stored changes are merged in before the call runs (codec merge: keys this copy changed itself stay its
+   * own). sqlite: the store's change stamp (no promise) and a version read only when another connection
+   * committed; other backends: one version read per call (Redis: one HMGET), a full read only when it moved.
    */
   private watch(s: SessionData, t: Track): void {
-    let pending: Promise<void> | undefined = s.ready;
+    let pending: Promise<void> | undefined;
     const done = () => void (pending = undefined);
-    // made once per session, not per call: the getter runs on every call and allocates nothing
-    const check = this.sync ? () => this.freshSync(s, t) : () => (pending = this.fresh(s, t, done));
-    Object.defineProperty(s, "ready", {
-      configurable: true,
-      enumerable: true,
-      get: () => pending ?? (t.session === s && !t.dropped ? check() : undefined),
-      set: (v: Promise<void> | undefined) => void (pending = v),
-    });
+    // made once per session, not per call: it runs on every call and allocates nothing
+    s.check = this.sync ? () => this.freshSync(s, t) : () => pending ?? (t.session === s && !t.dropped ? (pending = this.fresh(s, t, done)) : undefined);
   }
 
   private refreshFailed(s: SessionData, e: unknown): void {
@@ -203,10 +196,11 @@ export class Runtime {
    * moved is the session's version read, and only when that moved the record.
    */
   private freshSync(s: SessionData, t: Track): undefined {
+    if (t.session !== s || t.dropped) return undefined;
     const now = performance.now();
     if (now - this.stampAt < STAMP_MS && this.stampV === t.stamp) return undefined;
     try {
-      if (now - this.stampAt >= STAMP_MS) (this.stampV = this.sync!.stamp()), (this.stampAt = now);
+      if (now - this.stampAt >= STAMP_MS) this.readStamp(now);
       if (this.stampV === t.stamp) return undefined;
       t.stamp = this.stampV;
       if (this.sync!.version(s.id) !== t.known) this.apply(s, t, this.sync!.get(s.id));
@@ -214,6 +208,11 @@ export class Runtime {
       this.refreshFailed(s, e);
     }
     return undefined;
+  }
+
+  private readStamp(now = performance.now()): number {
+    this.stampAt = now;
+    return (this.stampV = this.sync!.stamp());
   }
 
   /** Merge a stored record another writer changed into the live session (see watch). */
