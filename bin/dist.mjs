@@ -51,7 +51,7 @@ function thisDist() {
 
 /**
  * Import `source` (a path relative to the package root) from the bundle when it is fresh, else through
- * `fallback`. Once used, the bundle stays registered on globalThis for core (core/host/plugin-code.ts).
+ * `fallback`. Once used, the bundle stays registered on globalThis for core (lib/module-import.ts).
  */
 export async function importEntry(source, fallback) {
   const d = thisDist();

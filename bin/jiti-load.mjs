@@ -1,7 +1,7 @@
 // Import TypeScript through jiti when its on-disk transform cache cannot be written (a full, read-only or
 // missing $TMPDIR, or node_modules/.cache): the cache is probed first and, if a write still fails while
 // loading, the import is retried without it. Losing the cache only costs start-up time; it is said once
-// on stderr. core/host/plugin-code.ts does the same for plugin modules.
+// on stderr. lib/module-import.ts does the same for plugin modules.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";

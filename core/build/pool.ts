@@ -4,6 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import type { PoolDiff, PoolSnapshot, Tool, ToolOrigin } from "../types.ts";
+import { stableStringify } from "../../lib/json.ts";
 
 const ORIGIN_RANK: Record<ToolOrigin, number> = { builtin: 0, plugin: 1, lsp: 2, mcp: 3, remote: 4 };
 
@@ -27,16 +28,6 @@ export function compareTools(a: Tool, b: Tool): number {
 
 function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** JSON with sorted keys, so equal schemas hash equally whatever their key order. */
-export function stableStringify(v: unknown): string {
-  if (v === null || typeof v !== "object") return JSON.stringify(v) ?? "null";
-  if (Array.isArray(v)) return `[${v.map(stableStringify).join(",")}]`;
-  const keys = Object.keys(v as object)
-    .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
-    .sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${stableStringify((v as Record<string, unknown>)[k])}`).join(",")}}`;
 }
 
 export function fingerprintOf(eager: readonly Tool[], deferred: readonly Tool[]): string {

@@ -8,7 +8,9 @@ import path from "node:path";
 import { errorMessage, type ProblemReport } from "../errors.ts";
 import type { HostConfig, LoadedPlugin } from "../types.ts";
 import type { ModePlace } from "../types.ts";
-import { ajvProblems, configSchema, validatorFor } from "./schema.ts";
+import { configSchema } from "./schema.ts";
+import { validatorFor } from "../../lib/validators.ts";
+import { ajvProblems } from "../../lib/schema-errors.ts";
 import { settingsPlugin } from "./settings.ts";
 
 export interface ConfigResult {

@@ -12,7 +12,9 @@ import type { ProblemReport } from "../errors.ts";
 import type { Component, HookEventMap, LoadedPlugin, PermissionLists, PluginSource } from "../types.ts";
 import { suggest } from "../../lib/text.ts";
 import { pluginVars, readJson, resolveInside, sanitizeId, substitute, toolhostHome } from "./paths.ts";
-import { ajvProblems, KNOWN_MANIFEST_KEYS, manifestSchema, validatorFor } from "./schema.ts";
+import { KNOWN_MANIFEST_KEYS, manifestSchema } from "./schema.ts";
+import { validatorFor } from "../../lib/validators.ts";
+import { ajvProblems } from "../../lib/schema-errors.ts";
 import { readHookMap, readServerMap } from "./components.ts";
 
 export interface LoadOptions {

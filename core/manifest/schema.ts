@@ -1,7 +1,3 @@
-import { createRequire } from "node:module";
-import type { Ajv as AjvClass, ErrorObject, ValidateFunction } from "ajv";
-import type { ProblemReport } from "../errors.ts";
-
 /**
  * toolhost's manifest schema: a superset of Claude Code's `.claude-plugin/plugin.json`
  * (../shared/formats.md §1.3). Unknown keys are not part of the schema (they warn, see load.ts);
@@ -134,49 +130,3 @@ export const configSchema = {
     mode: { type: "string" },
   },
 } as const;
-
-let ajv: AjvClass | undefined;
-const compiled = new Map<object, ValidateFunction>();
-/**
- * A validator for one of these schemas (or a contributed one), compiled on its first use — not when it is
- * asked for: a plugin that takes its validator at activation (command-hooks) costs nothing until there is
- * something to validate, and a run that validates nothing never loads ajv. `errors` is the last run's.
- */
-export function validatorFor(schema: object): ValidateFunction {
-  let v = compiled.get(schema);
-  if (!v) {
-    let real: ValidateFunction | undefined;
-    const lazy = ((data: unknown) => {
-      real ??= (ajv ??= new (createRequire(import.meta.url)("ajv") as typeof import("ajv")).Ajv({ allErrors: true, strict: false })).compile(schema);
-      const ok = real(data) as boolean;
-      lazy.errors = real.errors;
-      return ok;
-    }) as ValidateFunction;
-    compiled.set(schema, (v = lazy));
-  }
-  return v;
-}
-
-export function ajvProblems(errors: ErrorObject[] | null | undefined, plugin: string, file: string, base = ""): ProblemReport[] {
-  if (!errors) return [];
-  // anyOf produces one error per branch plus the anyOf itself; keep the most useful one per path.
-  const byPath = new Map<string, ErrorObject>();
-  for (const e of errors) {
-    const p = base + e.instancePath;
-    if (!byPath.has(p) || e.keyword === "anyOf") byPath.set(p, e);
-  }
-  return [...byPath.entries()].map(([p, e]) => ({
-    plugin,
-    file,
-    path: p || "/",
-    message: describeAjvError(e),
-    severity: "error" as const,
-  }));
-}
-
-function describeAjvError(e: ErrorObject): string {
-  if (e.keyword === "anyOf") return "has the wrong type (expected a path string, an array of paths, or an inline object)";
-  if (e.keyword === "required") return `is missing required field "${(e.params as { missingProperty: string }).missingProperty}"`;
-  if (e.keyword === "type") return `must be ${(e.params as { type: string }).type}`;
-  return e.message ?? e.keyword;
-}

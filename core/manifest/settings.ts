@@ -7,7 +7,9 @@ import type { ProblemReport } from "../errors.ts";
 import type { LoadedPlugin, PermissionLists } from "../types.ts";
 import { readHookMap } from "./components.ts";
 import { sanitizeId, substitute, toolhostHome } from "./paths.ts";
-import { ajvProblems, permissionsSchema, validatorFor } from "./schema.ts";
+import { permissionsSchema } from "./schema.ts";
+import { validatorFor } from "../../lib/validators.ts";
+import { ajvProblems } from "../../lib/schema-errors.ts";
 
 export interface SettingsOptions {
   projectDir: string;

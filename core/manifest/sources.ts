@@ -4,12 +4,11 @@
  */
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { ProblemReport } from "../errors.ts";
 import type { HostConfig, PluginSource } from "../types.ts";
 import { BUNDLED_MANIFESTS } from "../../plugins/bundled.ts";
+import { PACKAGE_ROOT } from "../../lib/module-import.ts";
 
-export const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 export const BUNDLED_DIR = path.join(PACKAGE_ROOT, "manifests");
 export { BUNDLED_MANIFESTS };
 

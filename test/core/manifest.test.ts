@@ -168,7 +168,8 @@ describe("manifest loading", () => {
 
 describe("published schema", () => {
   it("every bundled manifest passes the schema and is on the bundled list (start-up does not re-check them)", async () => {
-    const { manifestSchema, validatorFor } = await import("../../core/manifest/schema.ts");
+    const { manifestSchema } = await import("../../core/manifest/schema.ts");
+    const { validatorFor } = await import("../../lib/validators.ts");
     const { BUNDLED_MANIFESTS } = await import("../../plugins/bundled.ts");
     const dir = path.join(__dirname, "../../manifests");
     const files = fs.readdirSync(dir).filter((f) => f.endsWith(".json")).sort();

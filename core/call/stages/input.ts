@@ -4,8 +4,8 @@ import { first, isPromise, tapped, type MaybePromise } from "../../hooks/dispatc
 import type { ExecuteOutcome } from "../../types.ts";
 import type { Call } from "../call.ts";
 import { refuse } from "../outcome.ts";
-import { cloneInput } from "../guard.ts";
-import { describeValue, schemaErrors } from "./schema-errors.ts";
+import { cloneInput } from "../../../lib/clone-input.ts";
+import { describeValue, schemaErrors } from "../../../lib/schema-errors.ts";
 
 export function repairInput(call: Call): undefined {
   const h = call.build.hooks.repairInput;

@@ -8,7 +8,7 @@
 import type { ExecuteOutcome, Tool } from "../../types.ts";
 import type { Call } from "../call.ts";
 import { refuse } from "../outcome.ts";
-import { schemaErrors } from "./schema-errors.ts";
+import { schemaErrors } from "../../../lib/schema-errors.ts";
 
 const NUMERIC = /^-?\d+(\.\d+)?$/;
 

@@ -1,6 +1,10 @@
-/** ajv errors as one sentence a model can act on: which field, what was expected, what came. */
+/**
+ * ajv errors in words: one sentence a model can act on for a tool input (which field, what was expected,
+ * what came), or one problem per JSON path for a config or manifest.
+ */
 import type { ErrorObject } from "ajv";
-import type { Tool } from "../../types.ts";
+import type { ProblemReport } from "../core/errors.ts";
+import type { Tool } from "../core/types.ts";
 
 export function schemaErrors(tool: Tool, input: unknown, errors: ErrorObject[]): string {
   return errors
@@ -36,4 +40,28 @@ export function describeValue(v: unknown): string {
   if (typeof v === "string") return `the string ${JSON.stringify(v.length > 40 ? v.slice(0, 40) + "…" : v)}`;
   if (typeof v === "object") return "an object";
   return `${typeof v} ${String(v)}`;
+}
+
+export function ajvProblems(errors: ErrorObject[] | null | undefined, plugin: string, file: string, base = ""): ProblemReport[] {
+  if (!errors) return [];
+  // anyOf produces one error per branch plus the anyOf itself; keep the most useful one per path.
+  const byPath = new Map<string, ErrorObject>();
+  for (const e of errors) {
+    const p = base + e.instancePath;
+    if (!byPath.has(p) || e.keyword === "anyOf") byPath.set(p, e);
+  }
+  return [...byPath.entries()].map(([p, e]) => ({
+    plugin,
+    file,
+    path: p || "/",
+    message: describeAjvError(e),
+    severity: "error" as const,
+  }));
+}
+
+function describeAjvError(e: ErrorObject): string {
+  if (e.keyword === "anyOf") return "has the wrong type (expected a path string, an array of paths, or an inline object)";
+  if (e.keyword === "required") return `is missing required field "${(e.params as { missingProperty: string }).missingProperty}"`;
+  if (e.keyword === "type") return `must be ${(e.params as { type: string }).type}`;
+  return e.message ?? e.keyword;
 }
