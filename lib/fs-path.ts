@@ -12,6 +12,25 @@ export function isInside(p: string, dir: string): boolean {
 }
 
 /**
+ * Resolve a component path inside `root`. Absolute paths, `..` escapes and symlinks whose target
+ * is outside the root are refused.
+ */
+export function resolveInside(root: string, rel: string): { path?: string; error?: string } {
+  if (path.isAbsolute(rel)) return { error: `absolute path "${rel}" is not allowed; use a path relative to the plugin root ("./…")` };
+  const abs = path.resolve(root, rel);
+  if (!isInside(abs, root)) return { error: `path "${rel}" escapes the plugin root ${root}` };
+  if (fs.existsSync(abs)) {
+    let realRoot = root;
+    try {
+      realRoot = fs.realpathSync(root);
+    } catch {}
+    const real = fs.realpathSync(abs);
+    if (!isInside(real, realRoot)) return { error: `path "${rel}" is a symlink to ${real}, outside the plugin root` };
+  }
+  return { path: abs };
+}
+
+/**
  * Where `abs` really leads: its realpath, or — for a path that does not exist (yet) — the realpath of
  * its nearest existing parent joined with the rest. A dangling symbolic link leads where it points (a
  * write through it creates its target: `echo x > dangling` writes into the link's target directory).

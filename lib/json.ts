@@ -1,4 +1,21 @@
-/** Plain JSON-like values: a canonical text (equal values, equal text) and a frozen deep copy. */
+/** Plain JSON-like values: a file read as JSON, a canonical text (equal values, equal text) and a frozen deep copy. */
+import fs from "node:fs";
+import { errorMessage } from "../core/errors.ts";
+
+/** A JSON file, or why it could not be read or parsed. */
+export function readJson(file: string): { value?: unknown; error?: string } {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, "utf8");
+  } catch (e) {
+    return { error: `cannot read: ${errorMessage(e)}` };
+  }
+  try {
+    return { value: JSON.parse(text) };
+  } catch (e) {
+    return { error: `invalid JSON: ${errorMessage(e)}` };
+  }
+}
 
 /** JSON with sorted keys, so equal schemas hash equally whatever their key order. */
 export function stableStringify(v: unknown): string {

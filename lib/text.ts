@@ -1,4 +1,4 @@
-/** Small text helpers shared by core and plugins: "did you mean" for typos. */
+/** Small text helpers shared by core and plugins: "did you mean" for typos, `${NAME}` placeholders. */
 
 /** " (did you mean "X"?)" for the closest known word within edit distance 2, else "". */
 export function suggest(word: string, known: Iterable<string>): string {
@@ -27,4 +27,18 @@ export function editDistance(a: string, b: string): number {
     }
   }
   return dp[b.length]!;
+}
+
+/** Replace `${NAME}` for the given names only, deeply; other placeholders are left for their owners. */
+export function substitute<T>(value: T, vars: Record<string, string>): T {
+  if (typeof value === "string") {
+    return value.replace(/\$\{([A-Z_]+)\}/g, (m, name: string) => (name in vars ? vars[name]! : m)) as T;
+  }
+  if (Array.isArray(value)) return value.map((v) => substitute(v, vars)) as T;
+  if (value && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = substitute(v, vars);
+    return out as T;
+  }
+  return value;
 }

@@ -5,18 +5,15 @@
  */
 import { resolveFlag } from "../tool.ts";
 import { series } from "../hooks/dispatch.ts";
-import { TRACE, type ExecuteOptions, type ExecuteOutcome, type PoolSnapshot, type PostToolBatchContext, type StopSignal, type TraceEntry, type BuildHooks } from "../types.ts";
+import { TRACE, type ExecuteOptions, type ExecuteOutcome, type PostToolBatchContext, type StopSignal, type TraceEntry } from "../types.ts";
+import type { CallBuild } from "./call.ts";
 
 export interface BatchCall {
   name: string;
   input: unknown;
   toolUseId?: string;
 }
-export interface BatchRunner {
-  pool: PoolSnapshot;
-  hooks: BuildHooks;
-  mode: string;
-  cwd: string;
+export interface BatchRunner extends Pick<CallBuild, "pool" | "hooks" | "mode" | "cwd"> {
   execute(name: string, input: unknown, opts: ExecuteOptions): Promise<ExecuteOutcome>;
 }
 

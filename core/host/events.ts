@@ -5,13 +5,9 @@
  */
 import { series, tapped } from "../hooks/dispatch.ts";
 import { runPostToolBatch } from "../call/batch.ts";
-import { TRACE, type BuildHooks, type ExecuteOutcome, type SessionEventContext, type SessionEventName, type SessionEventOptions, type SessionEventOutcome, type TraceEntry, type TurnOutcome } from "../types.ts";
+import { TRACE, type BuildView, type ExecuteOutcome, type SessionEventContext, type SessionEventName, type SessionEventOptions, type SessionEventOutcome, type TraceEntry, type TurnOutcome } from "../types.ts";
 
-export interface EventBuild {
-  readonly hooks: BuildHooks;
-  readonly mode: string;
-  readonly cwd: string;
-}
+export type EventBuild = Pick<BuildView, "hooks" | "mode" | "cwd">;
 
 /** Calls run with host.execute since the session's last turn end (bounded: a turn never ended keeps the newest). */
 const MAX_TURN_CALLS = 1000;

@@ -2,15 +2,14 @@
  * Plugin code: inline plugin records, code stamps that tell when a plugin's code changed, and importing
  * `main` modules (lib/module-import.ts: bundled plugins cached; others fresh so edited code really runs).
  */
-import path from "node:path";
 import type { LoadedPlugin, PluginDefinition } from "../types.ts";
-import { pluginVars, sanitizeId, toolhostHome } from "../manifest/paths.ts";
+import { defaultDataDir, pluginVars } from "../manifest/paths.ts";
 import { isPluginDefinition } from "../plugin.ts";
 import { codeStamp } from "../../lib/code-stamp.ts";
 import { importCached } from "../../lib/module-import.ts";
 
 export function inlineRecord(def: PluginDefinition, cwd: string): LoadedPlugin {
-  const dataDir = path.join(toolhostHome(), "plugins", "data", sanitizeId(def.name));
+  const dataDir = defaultDataDir(def.name);
   return {
     id: def.name,
     kind: "inline",

@@ -8,29 +8,7 @@
  * the session, awaited by every call before it runs.
  */
 import type { SessionData } from "../types.ts";
-
-/** A Map that bumps its session's version on every change. */
-class TrackedMap<K, V> extends Map<K, V> {
-  private bump?: () => void;
-  constructor(bump: () => void) {
-    super();
-    this.bump = bump;
-  }
-  override set(k: K, v: V): this {
-    super.set(k, v);
-    this.bump?.();
-    return this;
-  }
-  override delete(k: K): boolean {
-    const had = super.delete(k);
-    if (had) this.bump?.();
-    return had;
-  }
-  override clear(): void {
-    if (this.size) this.bump?.();
-    super.clear();
-  }
-}
+import { TrackedMap } from "../../lib/tracked-map.ts";
 
 export class Session implements SessionData {
   /** Deferred tool names loaded in this session, in the order they were first loaded. */

@@ -11,7 +11,10 @@ import path from "node:path";
 import type { ProblemReport } from "../errors.ts";
 import type { Component, HookEventMap, LoadedPlugin, PermissionLists, PluginSource } from "../types.ts";
 import { suggest } from "../../lib/text.ts";
-import { pluginVars, readJson, resolveInside, sanitizeId, substitute, toolhostHome } from "./paths.ts";
+import { defaultDataDir, pluginVars, sanitizeId } from "./paths.ts";
+import { substitute } from "../../lib/text.ts";
+import { resolveInside } from "../../lib/fs-path.ts";
+import { readJson } from "../../lib/json.ts";
 import { KNOWN_MANIFEST_KEYS, manifestSchema } from "./schema.ts";
 import { validatorFor } from "../../lib/validators.ts";
 import { ajvProblems } from "../../lib/schema-errors.ts";
@@ -74,7 +77,7 @@ class PluginReader {
   get dataDir(): string {
     if (this.opts.dataHome) return path.join(this.opts.dataHome, sanitizeId(this.id));
     if (this.source.kind === "plugin-dir") return path.join(process.env.CLAUDE_CONFIG_DIR || path.join(os.homedir(), ".claude"), "plugins", "data", `${sanitizeId(this.id)}-inline`);
-    return path.join(toolhostHome(), "plugins", "data", sanitizeId(this.id));
+    return defaultDataDir(this.id);
   }
   problem(severity: ProblemReport["severity"], file: string | undefined, p: string, message: string): void {
     this.problems.push({ plugin: this.id, file, path: p, message, severity });

@@ -6,7 +6,8 @@ import path from "node:path";
 import type { ProblemReport } from "../errors.ts";
 import type { LoadedPlugin, PermissionLists } from "../types.ts";
 import { readHookMap } from "./components.ts";
-import { sanitizeId, substitute, toolhostHome } from "./paths.ts";
+import { defaultDataDir } from "./paths.ts";
+import { substitute } from "../../lib/text.ts";
 import { permissionsSchema } from "./schema.ts";
 import { validatorFor } from "../../lib/validators.ts";
 import { ajvProblems } from "../../lib/schema-errors.ts";
@@ -41,7 +42,7 @@ export function settingsPlugin(id: string, kind: LoadedPlugin["kind"], file: str
     manifestFile: file,
     source: { kind, path: file },
     manifest: value,
-    dataDir: path.join(toolhostHome(), "plugins", "data", sanitizeId(id)),
+    dataDir: defaultDataDir(id),
     env: vars,
     rulesRoot: opts.rulesRoot,
     components,
