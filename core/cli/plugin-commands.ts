@@ -13,14 +13,9 @@ import { BUNDLED_MANIFESTS } from "../../plugins/bundled.ts";
 const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const MANIFEST_DIR = path.join(PACKAGE_ROOT, "manifests");
 
-interface CliCommandSpec {
-  name: string;
-  summary: string;
+/** A manifest's `cliCommands` entry: a Command's metadata, and the module whose `run(ctx)` runs it. */
+interface CliCommandSpec extends Omit<Command, "usage" | "run"> {
   usage?: string;
-  values?: string[];
-  repeat?: string[];
-  flags?: Record<string, string>;
-  exits?: Record<string, string>;
   module: string;
 }
 
