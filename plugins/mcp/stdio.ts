@@ -13,6 +13,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { PassThrough } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { JsonRpcReadBuffer } from "../../lib/jsonrpc-read.ts";
 import { endGroup, groupAlive, trackGroup } from "../../lib/process-group.ts";
 import { sdkLoaded } from "./sdk.ts";
 
@@ -39,7 +40,8 @@ class GroupStdioTransport implements StdioTransport {
   onerror?: (e: Error) => void;
   onmessage?: (m: JSONRPCMessage) => void;
   private child?: ChildProcess;
-  private readonly buffer = new (sdkLoaded().stdio.ReadBuffer)();
+  // The SDK's framing and size cap; plain messages skip its zod union (lib/jsonrpc-read.ts: a per-call cost of serve).
+  private readonly buffer = new JsonRpcReadBuffer<JSONRPCMessage>((v) => sdkLoaded().types.JSONRPCMessageSchema.parse(v), sdkLoaded().stdio.STDIO_DEFAULT_MAX_BUFFER_SIZE);
   private readonly stderrStream = new PassThrough();
   private untrack = () => {};
 

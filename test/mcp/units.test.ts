@@ -168,3 +168,123 @@ describe("schema repair", () => {
     expect(truncateDescription("short").note).toBeUndefined();
   });
 });
+
+describe("JSON-RPC line reading (lib/jsonrpc-read.ts)", () => {
+  const line = (v: unknown) => JSON.stringify(v);
+  // Messages of the plain shapes: the fast path must take them, and return what the SDK's schema returns.
+  const plain = [
+    { jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: "Echo: hi" }] } },
+    { result: { content: [{ type: "text", text: "x" }], isError: true, structuredContent: { a: 1 } }, jsonrpc: "2.0", id: "abc" },
+    { jsonrpc: "2.0", id: 0, result: {} },
+    { jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "echo", arguments: { message: "m" } } },
+    { method: "tools/list", jsonrpc: "2.0", id: "r-1" },
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 3, reason: "x" } },
+  ];
+  // Messages the schema decides: the fast path must leave them to it (refused ones stay refused, with its error).
+  const other: unknown[] = [
+    { jsonrpc: "2.0", id: 1, result: { _meta: { progressToken: 1 }, content: [] } },
+    { jsonrpc: "2.0", id: 1, result: { _meta: "bad" } },
+    { jsonrpc: "2.0", id: 2, method: "tools/call", params: { _meta: { progressToken: "t" }, name: "echo" } },
+    { jsonrpc: "2.0", id: 2, method: "tools/call", params: { _meta: 5 } },
+    { jsonrpc: "2.0", id: 3, error: { code: -32601, message: "nope" } },
+    { jsonrpc: "2.0", error: { code: -32700, message: "parse error" } },
+    { jsonrpc: "2.0", id: 1.5, result: {} },
+    { jsonrpc: "2.0", id: 2 ** 60, result: {} },
+    { jsonrpc: "2.0", id: null, result: {} },
+    { jsonrpc: "1.0", id: 1, result: {} },
+    { jsonrpc: "2.0", id: 1, result: {}, extra: true },
+    { jsonrpc: "2.0", id: 1, result: [] },
+    { jsonrpc: "2.0", id: 1, result: null },
+    { jsonrpc: "2.0", id: 1, method: "x", params: null },
+    { jsonrpc: "2.0", id: 1, method: "x", params: [1] },
+    { jsonrpc: "2.0", id: 1, method: 5 },
+    { jsonrpc: "2.0", id: 1, method: "x", result: {} },
+    { jsonrpc: "2.0", result: {} },
+    { jsonrpc: "2.0" },
+    [],
+    "x",
+    null,
+  ];
+
+  it("returns for a plain message exactly what the SDK's deserializeMessage returns, without the schema", async () => {
+    const { deserializeMessage } = await import("@modelcontextprotocol/sdk/shared/stdio.js");
+    const { isPlainMessage, readMessageLine } = await import("../../lib/jsonrpc-read.ts");
+    for (const m of plain) {
+      expect(isPlainMessage(JSON.parse(line(m))), line(m)).toBe(true);
+      const schema = () => {
+        throw new Error("the schema ran");
+      };
+      expect(readMessageLine(line(m), schema)).toStrictEqual(deserializeMessage(line(m)));
+    }
+  });
+
+  it("leaves every other message to the schema: same result, same refusal", async () => {
+    const { deserializeMessage } = await import("@modelcontextprotocol/sdk/shared/stdio.js");
+    const { JSONRPCMessageSchema } = await import("@modelcontextprotocol/sdk/types.js");
+    const { isPlainMessage, readMessageLine } = await import("../../lib/jsonrpc-read.ts");
+    const parse = (v: unknown) => JSONRPCMessageSchema.parse(v);
+    for (const m of other) {
+      expect(isPlainMessage(JSON.parse(line(m))), line(m)).toBe(false);
+      const sdk = (() => {
+        try {
+          return { ok: deserializeMessage(line(m)) };
+        } catch (e) {
+          return { err: String(e) };
+        }
+      })();
+      const ours = (() => {
+        try {
+          return { ok: readMessageLine(line(m), parse) };
+        } catch (e) {
+          return { err: String(e) };
+        }
+      })();
+      expect(ours, line(m)).toStrictEqual(sdk);
+    }
+    expect(() => readMessageLine("{not json", parse)).toThrow(SyntaxError);
+  });
+
+  it("agrees with the SDK's schema on arbitrary JSON values (property)", async () => {
+    const { JSONRPCMessageSchema } = await import("@modelcontextprotocol/sdk/types.js");
+    const { isPlainMessage } = await import("../../lib/jsonrpc-read.ts");
+    const body = fc.dictionary(fc.constantFrom("_meta", "content", "name", "isError", "x"), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 });
+    const msg = fc.record(
+      {
+        jsonrpc: fc.constantFrom("2.0", "2.0", "1.0", 2),
+        id: fc.oneof(fc.integer(), fc.string({ maxLength: 3 }), fc.double(), fc.constant(null)),
+        method: fc.oneof(fc.constantFrom("tools/call", "notifications/x"), fc.integer()),
+        params: fc.oneof(body, fc.constant(null), fc.array(fc.integer(), { maxLength: 2 })),
+        result: fc.oneof(body, fc.constant(null)),
+        error: fc.record({ code: fc.integer(), message: fc.string({ maxLength: 3 }) }),
+        other: fc.integer(),
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(msg, (m) => {
+        const v = JSON.parse(JSON.stringify(m));
+        if (!isPlainMessage(v)) return;
+        const r = JSONRPCMessageSchema.safeParse(v);
+        expect(r.success).toBe(true);
+        expect(r.data).toStrictEqual(v);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it("frames like the SDK's ReadBuffer: partial lines wait, CRLF is stripped, a bad line is consumed before it throws, the size cap holds", async () => {
+    const { JSONRPCMessageSchema } = await import("@modelcontextprotocol/sdk/types.js");
+    const { JsonRpcReadBuffer } = await import("../../lib/jsonrpc-read.ts");
+    const b = new JsonRpcReadBuffer((v) => JSONRPCMessageSchema.parse(v), 128);
+    expect(b.readMessage()).toBeNull();
+    b.append(Buffer.from('{"jsonrpc":"2.0","id":1,"res'));
+    expect(b.readMessage()).toBeNull();
+    b.append(Buffer.from('ult":{}}\r\nnot json\n{"jsonrpc":"2.0","method":"n"}\n'));
+    expect(b.readMessage()).toStrictEqual({ jsonrpc: "2.0", id: 1, result: {} });
+    expect(() => b.readMessage()).toThrow(SyntaxError);
+    expect(b.readMessage()).toStrictEqual({ jsonrpc: "2.0", method: "n" });
+    expect(b.readMessage()).toBeNull();
+    expect(() => b.append(Buffer.alloc(129))).toThrow(/exceeded maximum size of 128 bytes/);
+  });
+});
