@@ -8,6 +8,7 @@
  *   node bench/run.mjs toolsearch --json     # machine-readable
  */
 import os from "node:os";
+import { ZERO_WEIGHTS } from "../../plugins/tool-search/rerank.ts";
 import { ToolIndex, DEFAULT_OPTIONS, PLAIN_BM25, type RankOptions, type SearchDoc } from "../../plugins/tool-search/rank.ts";
 import { countTokens, anthropicToolsTokens, deferredAnnouncement } from "../../plugins/tool-search/adapters.ts";
 import { TOOL_SEARCH_DEFINITION } from "../../plugins/tool-search/tool.ts";
@@ -144,6 +145,19 @@ export async function run(argv: string[] = []): Promise<unknown> {
       idx.search(q, { limit: 5 });
       shortLat.push(performance.now() - t);
     }
+  // The reranker's cost, same run: the same index without it (rerank 0), queries interleaved one by one.
+  const idxOff = new ToolIndex(big, { rerank: 0 });
+  const latOn: number[] = [];
+  const latOff: number[] = [];
+  for (let r = 0; r < 3; r++)
+    for (const q of qs) {
+      let t = performance.now();
+      idx.search(q, { limit: 5 });
+      latOn.push(performance.now() - t);
+      t = performance.now();
+      idxOff.search(q, { limit: 5 });
+      latOff.push(performance.now() - t);
+    }
   // No-change rebuilds: a new pool generation with new Tool objects of the same definitions (what a rebuild of
   // plugin tools makes) must reuse the index — a signature pass, no build. Twice, so the second is the reuse.
   const asTools = () => big.map((d) => ({ name: d.name, server: d.server, description: d.description, inputSchema: d.inputSchema ?? { type: "object" }, extra: d.serverDescription ? { serverInstructions: d.serverDescription } : {} }) as unknown as Tool);
@@ -173,6 +187,7 @@ export async function run(argv: string[] = []): Promise<unknown> {
     queryMsP95: percentile(lat, 95),
     queryCpuMsMean,
     queryMsP50ToolsearchQueries: percentile(shortLat, 50),
+    rerankP50: { on: percentile(latOn, 50), off: percentile(latOff, 50) },
     noChangeRebuild: { reused, indexBuilds: reuseBuilds, firstSearchCpuMsMedian: percentile(reuseMs, 50) },
   };
   scaleOut.push(
@@ -181,6 +196,7 @@ export async function run(argv: string[] = []): Promise<unknown> {
     `calibration: plain BM25 index build over the same 10,000 tools ${scale.plainBm25BuildCpuMsMedian.toFixed(1)} ms CPU → ours is ${(scale.buildCpuMsMedian / scale.plainBm25BuildCpuMsMedian).toFixed(2)}× it (9 weighted fields, stemming, lexicon)`,
     `no-change rebuild (5 new generations, new Tool objects, same definitions): index ${reused ? "reused" : "NOT reused"}, ${reuseBuilds} index builds; its first search pays a signature pass of ${scale.noChangeRebuild.firstSearchCpuMsMedian.toFixed(1)} ms CPU (median) instead of a build`,
     `query latency over ${lat.length} queries: p50 ${scale.queryMsP50.toFixed(3)} ms, p95 ${scale.queryMsP95.toFixed(3)} ms (toolsearch queries alone p50 ${scale.queryMsP50ToolsearchQueries.toFixed(3)} ms); mean CPU per query ${queryCpuMsMean.toFixed(3)} ms — target p50 < 2 ms`,
+    `reranker cost (same index, queries interleaved): p50 ${scale.rerankP50.on.toFixed(3)} ms with it vs ${scale.rerankP50.off.toFixed(3)} ms without (${(scale.rerankP50.on / scale.rerankP50.off).toFixed(2)}×)`,
   );
 
 
@@ -192,6 +208,10 @@ export async function run(argv: string[] = []): Promise<unknown> {
     results[set.name] = { ours, bm25: base };
     if (ablate) {
       const variants: Array<[string, Partial<RankOptions>]> = [
+        ["reranker: trap penalty -1 only", { rerankWeights: { ...ZERO_WEIGHTS, trap: -1 } }],
+        ["reranker: fit-fold weights before pruning (data/rerank.json about)", { rerankWeights: FIT_FOLD_WEIGHTS }],
+        ["reranker: pruned weights (verb, description-only)", { rerankWeights: { ...ZERO_WEIGHTS, verbAgree: -0.1, verbMismatch: -0.25, descOnly: 0.5 } }],
+        ["reranker off", { rerank: 0 }],
         ["no learned associations (both uses)", { learnedWeight: 0, learnedRelated: false }],
         ["no learned query expansion", { learnedWeight: 0 }],
         ["learned related field on", { learnedRelated: true }],
@@ -272,3 +292,6 @@ export async function run(argv: string[] = []): Promise<unknown> {
   return result;
 }
 export default run;
+
+/** The reranker's weights fitted on the training fit fold before the tune-fold pruning (rerank-fit.ts prints them). */
+const FIT_FOLD_WEIGHTS = { ...ZERO_WEIGHTS, verbAgree: -0.1, verbMismatch: -0.25, nameHit: 0.5, descOnly: 0.5, paramHit: 2, trap: -2, assocName: 2 };

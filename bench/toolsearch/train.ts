@@ -6,7 +6,8 @@
  * LiveMCPBench's train split (50% of the tasks, by task-id hash) — each (query, gold tool) pair. The toolsearch
  * dev set is validation only: it is never read here. Hyperparameters (minimum count, NPMI threshold, top-k,
  * weight) are chosen on a tune fold carved out of the training pairs (20%, by hash), then the table is refitted
- * on all training pairs. Deterministic: the same data gives the same file.
+ * on all training pairs. Deterministic: the same data gives the same file. Then fits the reranker's weights
+ * (rerank-fit.ts → data/rerank.json) on the same splits.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -203,6 +204,9 @@ export default async function train(argv: string[] = []): Promise<void> {
     fs.mkdirSync(path.dirname(ASSOCIATIONS_FILE), { recursive: true });
     fs.writeFileSync(ASSOCIATIONS_FILE, text);
     console.log(`wrote ${path.relative(process.cwd(), ASSOCIATIONS_FILE)} (DEFAULT_OPTIONS must say learnedWeight ${chosen.weight}, learnedRelated ${chosen.learnedRelated}, queryFunctionWords ${chosen.queryFunctionWords}, learnedInVocab ${chosen.learnedInVocab}: test/tool-search/query.test.ts checks); ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    // then the reranker's weights (data/rerank.json), on the same splits and folds, reading the table just written
+    console.log("fitting the reranker (bench/toolsearch/rerank-fit.ts) …");
+    await (await import("./rerank-fit.ts")).default(argv);
   }
 }
 void DEFAULT_OPTIONS;

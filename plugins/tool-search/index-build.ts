@@ -35,6 +35,8 @@ export interface IndexData {
   readonly leadSlot: number;
   readonly serverSlot: number;
   readonly slots: number;
+  /** Slot of each field that has one (active fields, plus name and server): the reranker reads single fields. */
+  readonly fieldSlot: Readonly<Partial<Record<FieldName, number>>>;
   /**
    * Compact copies for the per-tool factors of a query (they touch most tools, in posting order): each tool's name
    * term ids (`nameBuf[nameStart[i] .. nameStart[i + 1])`) and its server's number, whose server-field term ids are
@@ -290,6 +292,7 @@ export function buildIndex(docs: readonly SearchDoc[], o: RankOptions): IndexDat
     leadSlot: lay.leadSlot ?? -1,
     serverSlot: lay.serverSlot,
     slots: lay.slots,
+    fieldSlot: Object.fromEntries([...lay.active, ...lay.extra].map((f, k) => [f, k])),
     ...compactFactors(tb.buf, ranges, serverKeys, lay),
   };
 }

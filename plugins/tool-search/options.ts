@@ -1,6 +1,7 @@
 /** ToolSearch ranking's inputs and knobs: the documents, the fields, and every technique as an option. */
 import type { JsonSchema } from "../../core/index.ts";
 import type { AssociationTable } from "./learned.ts";
+import type { RerankWeights } from "./rerank.ts";
 
 export interface SearchDoc {
   /** The callable name (unique in the index). */
@@ -91,6 +92,10 @@ export interface RankOptions {
   neighbourWeight: number;
   /** The neighbour table (stem → [neighbour stem, cosine]) for `neighbourWeight`. */
   neighbours?: AssociationTable;
+  /** Rerank the first stage's best this-many candidates with the cross-field reranker (rerank.ts); 0 = off. */
+  rerank: number;
+  /** Reranker weights to use instead of the shipped data/rerank.json (training and tests). */
+  rerankWeights?: Partial<RerankWeights>;
 }
 
 export const DEFAULT_OPTIONS: RankOptions = {
@@ -124,6 +129,8 @@ export const DEFAULT_OPTIONS: RankOptions = {
   learnedTopK: 8,
   learnedInVocab: 0.25,
   neighbourWeight: 0,
+  // weights fitted by bench/toolsearch/rerank-fit.ts on the training splits only (data/rerank.json)
+  rerank: 20,
 };
 
 /** The plain BM25 baseline the benchmark compares against: name + description, one field, no extras. */
@@ -155,6 +162,7 @@ export const PLAIN_BM25: RankOptions = {
   learnedTopK: 8,
   learnedInVocab: 1,
   neighbourWeight: 0,
+  rerank: 0,
   analyzer: "plain",
 };
 
@@ -169,4 +177,9 @@ export interface SearchOptions {
   limit?: number;
   /** Only tools for which this returns true are ranked (e.g. `+required` terms). */
   filter?: (doc: SearchDoc, index: number) => boolean;
+  /**
+   * Training only (bench/toolsearch/rerank-fit.ts): collect the reranker's features of the first stage's candidates
+   * here (one row per hit returned, first-stage order) instead of reranking.
+   */
+  features?: Float64Array[];
 }

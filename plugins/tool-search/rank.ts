@@ -19,6 +19,7 @@
 import { buildIndex, shortNameOf, type IndexData } from "./index-build.ts";
 import { DEFAULT_OPTIONS, type Hit, type RankOptions, type SearchDoc, type SearchOptions } from "./options.ts";
 import { queryPlan, type QueryPlan } from "./query-plan.ts";
+import { analyseQuery, features, rerankHits, rerankWeights, type RerankWeights } from "./rerank.ts";
 import { addCompanion, baseTermsOf, bm25, queryFactors, serverOf, topHits, verbMaskOf, type Scratch } from "./scoring.ts";
 
 export { DEFAULT_OPTIONS, FIELDS, PLAIN_BM25, type FieldName, type Hit, type RankOptions, type SearchDoc, type SearchOptions } from "./options.ts";
@@ -32,6 +33,7 @@ export class ToolIndex {
   private readonly scratch: Scratch = {};
   private verbMaskCache?: Int32Array;
   private byServerCache?: Map<string, number[]>;
+  private weightsCache?: RerankWeights | null;
 
   constructor(docs: readonly SearchDoc[], options: Partial<RankOptions> = {}) {
     const t0 = performance.now();
@@ -63,14 +65,30 @@ export class ToolIndex {
     const allowed = opts.filter ? this.docs.map((d, i) => opts.filter!(d, i)) : undefined;
     const r = bm25(this.ix, n, o.k1, this.scratch, plan.q, baseTerms, allowed);
     const f = queryFactors(this.ix, n, o, plan, baseTerms, (this.verbMaskCache ??= verbMaskOf(this.ix.terms)));
-    let top = topHits(f, r, o.serverStage > 0 ? Math.max(limit, 30) : limit, this.docs);
-    if (o.serverStage > 0) top = this.serverStage(top, limit);
+    const depth = o.rerank > 0 ? Math.max(limit, o.rerank) : limit;
+    let top = topHits(f, r, o.serverStage > 0 ? Math.max(depth, 30) : depth, this.docs);
+    if (o.serverStage > 0) top = this.serverStage(top, depth);
+    if (opts.features) opts.features.push(...features(this.ix, o, this.docs, analyseQuery(this.ix, o, query), f.qW, (top = top.slice(0, limit))));
+    else if (o.rerank > 0 && top.length > 1 && this.weights()) {
+      const w = this.weights()!;
+      top = rerankHits(top.slice(0, o.rerank), features(this.ix, o, this.docs, analyseQuery(this.ix, o, query), f.qW, top.slice(0, o.rerank)), w).concat(top.slice(o.rerank));
+    }
+    if (top.length > limit) top.length = limit;
     for (const i of r.touched) {
       r.scores[i] = 0;
       r.matched[i] = 0;
     }
     if (o.companions && top.length) addCompanion(this.docs, () => this.byServer(), (i) => this.nameWords(i), top, limit, opts.filter);
     return top;
+  }
+
+  /** The reranker's weights, or undefined when all are 0 (then the reranker is skipped: same order, no cost). */
+  private weights(): RerankWeights | undefined {
+    if (this.weightsCache === undefined) {
+      const w = { ...rerankWeights(), ...this.options.rerankWeights };
+      this.weightsCache = Object.values(w).some((x) => x !== 0) ? w : null;
+    }
+    return this.weightsCache ?? undefined;
   }
 
   /** Server-then-tool: re-score the pool of candidates by how strongly their server as a whole matched. */
