@@ -19,7 +19,7 @@
 import { buildIndex, shortNameOf, type IndexData } from "./index-build.ts";
 import { DEFAULT_OPTIONS, type Hit, type RankOptions, type SearchDoc, type SearchOptions } from "./options.ts";
 import { queryPlan, type QueryPlan } from "./query-plan.ts";
-import { analyseQuery, features, rerankHits, rerankWeights, type RerankWeights } from "./rerank.ts";
+import { analyseQuery, features, rerankApplies, rerankHits, rerankWeights, type RerankWeights } from "./rerank.ts";
 import { addCompanion, baseTermsOf, bm25, queryFactors, serverOf, topHits, verbMaskOf, type Scratch } from "./scoring.ts";
 
 export { DEFAULT_OPTIONS, FIELDS, PLAIN_BM25, type FieldName, type Hit, type RankOptions, type SearchDoc, type SearchOptions } from "./options.ts";
@@ -65,14 +65,16 @@ export class ToolIndex {
     const allowed = opts.filter ? this.docs.map((d, i) => opts.filter!(d, i)) : undefined;
     const r = bm25(this.ix, n, o.k1, this.scratch, plan.q, baseTerms, allowed);
     const f = queryFactors(this.ix, n, o, plan, baseTerms, (this.verbMaskCache ??= verbMaskOf(this.ix.terms)));
-    const depth = o.rerank > 0 ? Math.max(limit, o.rerank) : limit;
+    // the reranker's query analysis first: when it cannot move anything (the shipped weights set the trap penalty
+    // only, and most queries have no trap clause), the first stage keeps just `limit` hits
+    const w = o.rerank > 0 ? this.weights() : undefined;
+    const rq = opts.features || w ? analyseQuery(this.ix, o, query, opts.features !== undefined || w!.assocName !== 0) : undefined;
+    const reranks = !opts.features && w !== undefined && rerankApplies(rq!, w);
+    const depth = opts.features || reranks ? Math.max(limit, o.rerank) : limit;
     let top = topHits(f, r, o.serverStage > 0 ? Math.max(depth, 30) : depth, this.docs);
     if (o.serverStage > 0) top = this.serverStage(top, depth);
-    if (opts.features) opts.features.push(...features(this.ix, o, this.docs, analyseQuery(this.ix, o, query), f.qW, (top = top.slice(0, limit))));
-    else if (o.rerank > 0 && top.length > 1 && this.weights()) {
-      const w = this.weights()!;
-      top = rerankHits(top.slice(0, o.rerank), features(this.ix, o, this.docs, analyseQuery(this.ix, o, query), f.qW, top.slice(0, o.rerank)), w).concat(top.slice(o.rerank));
-    }
+    if (opts.features) opts.features.push(...features(this.ix, o, this.docs, rq!, f.qW, (top = top.slice(0, limit))));
+    else if (reranks && top.length > 1) top = rerankHits(top.slice(0, o.rerank), features(this.ix, o, this.docs, rq!, f.qW, top.slice(0, o.rerank)), w!).concat(top.slice(o.rerank));
     if (top.length > limit) top.length = limit;
     for (const i of r.touched) {
       r.scores[i] = 0;

@@ -66,8 +66,10 @@ export interface RerankQuery {
   role: Map<number, 1 | 2>;
   nMain: number;
   verbs: number;
-  /** term id → strongest learned association (learned.ts) from a main-clause query word. */
+  /** term id → strongest learned association (learned.ts) from a main-clause query word (empty unless asked for). */
   assoc: Map<number, number>;
+  /** Some indexed word occurs only in a trap clause (else the trap feature is 0 for every tool). */
+  hasTrap: boolean;
 }
 
 const verbClassCache = new WeakMap<RankOptions, Map<string, number>>();
@@ -83,7 +85,7 @@ function verbClasses(o: RankOptions): Map<string, number> {
   return m;
 }
 
-export function analyseQuery(ix: IndexData, o: RankOptions, query: string): RerankQuery {
+export function analyseQuery(ix: IndexData, o: RankOptions, query: string, withAssoc = true): RerankQuery {
   const sf = stemFn(o);
   const role = new Map<number, 1 | 2>();
   const vc = verbClasses(o);
@@ -107,17 +109,21 @@ export function analyseQuery(ix: IndexData, o: RankOptions, query: string): Rera
     }
   }
   let nMain = 0;
+  let hasTrap = false;
   const assoc = new Map<number, number>();
-  const table = o.learnedWeight > 0 ? (o.learned ?? associations()) : undefined;
+  const table = withAssoc && o.learnedWeight > 0 ? (o.learned ?? associations()) : undefined;
   for (const [id, r] of role) {
-    if (r !== 1) continue;
+    if (r !== 1) {
+      hasTrap = true;
+      continue;
+    }
     nMain++;
     for (const [u, st] of table?.get(ix.terms[id]!) ?? []) {
       const uid = ix.termId.get(u);
       if (uid !== undefined && st > (assoc.get(uid) ?? 0)) assoc.set(uid, st);
     }
   }
-  return { role, nMain, verbs, assoc };
+  return { role, nMain, verbs, assoc, hasTrap };
 }
 
 /** The features of each candidate (same order as `top`), as rows of FEATURES.length numbers. */
@@ -184,6 +190,11 @@ export function features(ix: IndexData, o: RankOptions, docs: readonly SearchDoc
     f[9] = nName ? assoc / nName : 0;
     return f;
   });
+}
+
+/** Whether the reranker can change this query's order: not when only the trap weight is set and the query has no trap clause. */
+export function rerankApplies(rq: RerankQuery, w: RerankWeights): boolean {
+  return rq.hasTrap || FEATURES.some((f) => f !== "trap" && w[f] !== 0);
 }
 
 /** Reorders `top` by ln(score / best) + weights · features (ties: first-stage order). */

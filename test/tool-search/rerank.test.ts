@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ToolIndex, DEFAULT_OPTIONS, type SearchDoc } from "../../plugins/tool-search/rank.ts";
-import { FEATURES, RERANK_FILE, ZERO_WEIGHTS, analyseQuery, rerankWeights } from "../../plugins/tool-search/rerank.ts";
+import { FEATURES, RERANK_FILE, ZERO_WEIGHTS, analyseQuery, rerankApplies, rerankWeights } from "../../plugins/tool-search/rerank.ts";
 import { buildIndex } from "../../plugins/tool-search/index-build.ts";
 
 // the issue's literal-word trap: "pushing" is what the user will do later, not what they ask for now
@@ -36,6 +36,10 @@ describe("cross-field reranker (rerank.ts, weights in data/rerank.json fitted by
     const then = analyseQuery(ix, DEFAULT_OPTIONS, "before branching then push the files");
     expect(then.role.get(ix.termId.get("push")!)).toBe(1);
     expect(then.role.get(ix.termId.get("branch")!)).toBe(2);
+    // with the trap weight alone, a query without a trap clause is not reranked (nothing could move)
+    expect(rerankApplies(rq, { ...ZERO_WEIGHTS, trap: -1 })).toBe(true);
+    expect(rerankApplies(analyseQuery(ix, DEFAULT_OPTIONS, "push the files"), { ...ZERO_WEIGHTS, trap: -1 })).toBe(false);
+    expect(rerankApplies(analyseQuery(ix, DEFAULT_OPTIONS, "push the files"), { ...ZERO_WEIGHTS, object: 1 })).toBe(true);
   });
 
   it("computes the features per candidate: trap, verb agreement, where the words hit, server share", () => {
