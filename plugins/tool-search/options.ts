@@ -1,7 +1,6 @@
 /** ToolSearch ranking's inputs and knobs: the documents, the fields, and every technique as an option. */
 import type { JsonSchema } from "../../core/index.ts";
 import type { AssociationTable } from "./learned.ts";
-import type { RerankWeights } from "./rerank.ts";
 
 export interface SearchDoc {
   /** The callable name (unique in the index). */
@@ -17,6 +16,10 @@ export interface SearchDoc {
   /** Words related to the tool's name words (a lexical database's synonyms and definitions); low weight. */
   related?: string;
 }
+
+/** The cross-field reranker's features (rerank.ts computes them; data/rerank.json holds a weight per feature). */
+export const RERANK_FEATURES = ["verbAgree", "verbMismatch", "object", "nameHit", "descOnly", "paramHit", "server", "trap", "leadHit", "assocName"] as const;
+export type RerankWeights = Record<(typeof RERANK_FEATURES)[number], number>;
 
 export const FIELDS = ["name", "server", "serverInfo", "hint", "lead", "desc", "params", "paramDesc", "related"] as const;
 export type FieldName = (typeof FIELDS)[number];

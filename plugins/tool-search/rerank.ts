@@ -13,15 +13,15 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { words, STOP_WORDS } from "./text.ts";
 import { stemFn, type IndexData } from "./index-build.ts";
-import type { Hit, RankOptions, SearchDoc } from "./options.ts";
+import { RERANK_FEATURES, type Hit, type RankOptions, type RerankWeights, type SearchDoc } from "./options.ts";
 import { serverOf } from "./scoring.ts";
 import { associations } from "./learned.ts";
 
 export const RERANK_FILE = path.join(path.dirname(fileURLToPath(import.meta.url)), "data", "rerank.json");
 
-export const FEATURES = ["verbAgree", "verbMismatch", "object", "nameHit", "descOnly", "paramHit", "server", "trap", "leadHit", "assocName"] as const;
+export const FEATURES = RERANK_FEATURES;
 export type FeatureName = (typeof FEATURES)[number];
-export type RerankWeights = Record<FeatureName, number>;
+export type { RerankWeights };
 
 export const ZERO_WEIGHTS: RerankWeights = Object.fromEntries(FEATURES.map((f) => [f, 0])) as RerankWeights;
 
