@@ -11,7 +11,9 @@ import { ASK, CODE_WORDS, PROHIBIT, SOFT } from "./words.ts";
 export type AdviceKind = "style" | "preference" | "condition" | "other-subject" | "no-target" | "narrowed" | "permission" | "guidance" | "every-edit" | "conflict" | "data" | "unclassified";
 
 export const IMPERATIVE = /^(?:please\s+)?(?:run|use|add|keep|write|follow|check|verify|install|build|test|update|create|remove|delete|edit|read|include|set|wrap|place|put|call|mark|review|look|see|stay|work|raise|return|define|explain|describe|introduce|prioritize|order|minimize|reuse|treat|implement|expose|validate|regenerate|replace|try|get|give|make|let|do|document|import|pin|link|hide|structure|nest|name|start|stop|prefer|avoid|commit|push|open|format|lint|ensure|guard|apply|benchmark|measure|reference|copy|rename|launch|wait|quit|switch|upgrade|pass|preserve|fix|consider|favor|favour|tag|label|squash|rebase|merge|invoke|execute|declare|annotate|mirror|audit|prove|supplement|leave)\b/i;
-const MODAL = /\b(?:never|don['’]t|do\s+not|must|should|shall|always|avoid|prefer|ask|forbidden|prohibited|ensure|make\s+sure|required|requires|need\s+to|have\s+to|remember|important|critical)\b/i;
+const MODAL = /\b(?:never|don['’]t|do\s+not|must|should|shall|always|avoid|prefer|ask|forbidden|prohibited|ensure|make\s+sure|required|requires?|needs?\s+to|have\s+to|remember|important|critical)\b/i;
+/** "When creating or moving files, update …", "After a schema change, regenerate …": a leading condition, then an imperative. */
+const WHEN_THEN = /^(?:when|whenever|after|before|if|once|while)\b[^,;]{1,80},\s*(?:please\s+|always\s+|also\s+|then\s+)?/i;
 
 /** Whether a sentence reads like an instruction (as opposed to description). */
 export function isInstruction(s: string): boolean {
@@ -19,7 +21,9 @@ export function isInstruction(s: string): boolean {
   // after a short "Label: " lead, or the whole sentence (the same test twice when there is no lead)
   const t = s.trim();
   const unlabelled = s.includes(":") ? s.replace(/^[^:]{0,40}:\s+/, "").trim() : t;
-  return IMPERATIVE.test(unlabelled) || (unlabelled !== t && IMPERATIVE.test(t));
+  if (IMPERATIVE.test(unlabelled) || (unlabelled !== t && IMPERATIVE.test(t))) return true;
+  const w = WHEN_THEN.exec(unlabelled);
+  return !!w && IMPERATIVE.test(unlabelled.slice(w[0].length));
 }
 
 /** The kind and reason for an instruction that compiled to nothing, given what the compiler said about it. */

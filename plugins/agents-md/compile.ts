@@ -340,6 +340,7 @@ export function compileAgentsMd(text: string, file: string, scope: string): Comp
       continue;
     }
     if (!item.bullet) lead = undefined;
+    const counts = out.rules.length + out.reminders.length + out.unenforced.length;
     const ss = sentences(item.text);
     const last = ss.at(-1);
     const next = last && leadIn(last.text);
@@ -347,6 +348,8 @@ export function compileAgentsMd(text: string, file: string, scope: string): Comp
       if (x === last && next) out.unenforced.push({ file, line: lineOf(item, x.at), text: x.text, why: "a lead-in: each list item under it is compiled with it", kind: "guidance" });
       else compileSentence(x.text, lineOf(item, x.at), item, st);
     }
+    // an item under a ban or ask lead-in reads as an instruction even when its words alone do not ("Ask first:" over "- Changes that affect demo, examples, or CI.")
+    if (gov && item.bullet && counts === out.rules.length + out.reminders.length + out.unenforced.length) out.unenforced.push({ file, line: item.line, text: item.text, why: `under the lead-in "${gov.slice(0, 60)}": names no command, file or tool to enforce`, kind: "no-target" });
     if (next) lead = next;
     else if (!item.bullet) lead = undefined;
     if (!item.bullet && last && last.text.endsWith(":")) listWhen = leadTrigger(plain(last.text).trim());

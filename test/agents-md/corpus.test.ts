@@ -14,7 +14,7 @@ const corpus = loadCorpus();
 // none read line by line since) the compiler is below the recall, precision and silent-drop targets; the
 // benchmark prints both splits against the targets.
 const FLOORS = {
-  tune: { recall: 83, precision: 96, silent: 2.5, overBlock: 1.5 },
+  tune: { recall: 83, precision: 96, silent: 0.5, overBlock: 1.5 },
   "held-out": { recall: 41, precision: 67, silent: 7.5, overBlock: 1 },
 };
 

@@ -237,4 +237,12 @@ describe("AGENTS.md phrasings (issue 17)", () => {
     // "prefer … rather than rebasing" is a preference; an action that is no git verb bans nothing
     expect(c("Prefer a merge commit rather than rebasing.\nUse a new file instead of editing.").rules).toEqual([]);
   });
+  it("nothing dropped silently: a leading condition then an imperative, 'require', an item under a ban lead-in", () => {
+    const kinds = (md: string) => c(md).unenforced.map((u) => [u.line, u.kind]);
+    expect(kinds("When creating or moving files, update the relevant `DEPS.list` file.\n")).toEqual([[1, "guidance"]]);
+    expect(kinds("Worker code in `src/runtime/` is loaded from `dist/`, so runtime changes also require rebuilding `vitest`.\n")).toEqual([[1, "guidance"]]);
+    expect(kinds("Ask first:\n\n- Changes that affect demo, examples, or CI.\n")).toEqual([[1, "guidance"], [3, "no-target"]]);
+    // a description stays out of the list
+    expect(kinds("The router lives in `src/router.ts`.\n")).toEqual([]);
+  });
 });
