@@ -27,6 +27,10 @@ export interface ConfigResult {
 
 const SEARCH_PLACES = ["package.json", ".toolhostrc", ".toolhostrc.json", ".toolhostrc.js", ".toolhostrc.mjs", ".toolhostrc.ts", "toolhost.config.json", "toolhost.config.js", "toolhost.config.mjs", "toolhost.config.ts"];
 
+/** How often, and how far apart, an empty config file is read again (see readConfigFile). */
+const EMPTY_RETRIES = 3;
+const EMPTY_RETRY_MS = 20;
+
 interface FileConfig {
   config?: HostConfig;
   file?: string;
@@ -46,6 +50,11 @@ function mayHaveConfig(cwd: string): boolean {
   }
 }
 
+/** An empty file in one of the config's places (package.json aside): perhaps one being rewritten. */
+function emptyPlace(cwd: string): boolean {
+  return SEARCH_PLACES.slice(1).some((f) => fs.statSync(path.join(cwd, f), { throwIfNoEntry: false })?.size === 0);
+}
+
 async function readConfigFile(cwd: string, configFile: string | undefined): Promise<FileConfig> {
   // cosmiconfig and its loaders are imported only when there is something to load.
   if (!configFile && !mayHaveConfig(cwd)) return {};
@@ -56,7 +65,15 @@ async function readConfigFile(cwd: string, configFile: string | undefined): Prom
   };
   const explorer = cosmiconfig("toolhost", { searchPlaces: SEARCH_PLACES, stopDir: cwd, cache: false, loaders: { ".ts": jitiLoader, ".js": jitiLoader, ".mjs": jitiLoader, ".cjs": jitiLoader } });
   try {
-    const res = configFile ? await explorer.load(path.resolve(cwd, configFile)) : await explorer.search(cwd);
+    const find = () => (configFile ? explorer.load(path.resolve(cwd, configFile)) : explorer.search(cwd));
+    let res = await find();
+    // An empty file is most often one being rewritten in place (truncated, not yet written: a watcher's rebuild
+    // can read it in between); read as "no config" (a search skips it), that rebuild would succeed without the
+    // config's plugins and servers. Read again a few times before taking it as empty.
+    for (let i = 0; (res ? res.isEmpty : emptyPlace(cwd)) && i < EMPTY_RETRIES; i++) {
+      await new Promise((r) => setTimeout(r, EMPTY_RETRY_MS));
+      res = await find();
+    }
     if (!res) return {};
     return { file: res.filepath, config: res.isEmpty ? undefined : ((res.config ?? {}) as HostConfig) };
   } catch (e) {
