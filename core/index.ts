@@ -12,7 +12,7 @@ export { instrument } from "./hooks/attribute.ts";
 export { SyncHook, SyncBailHook, SyncWaterfallHook, AsyncParallelHook, AsyncSeriesHook, AsyncSeriesBailHook, AsyncSeriesWaterfallHook } from "./hooks/create.ts";
 export { HOST_HOOKS, BUILD_HOOKS, type HookRow, type HookKind, type FailurePolicy } from "./hooks/table.ts";
 export { stableStringify } from "../lib/json.ts";
-export type { Explanation } from "./build/explain.ts";
+export type { Explanation } from "../lib/explain.ts";
 export { denialText } from "./call/outcome.ts";
 export { STAGES } from "./call/pipeline.ts";
 export { substitute } from "../lib/text.ts";

@@ -11,9 +11,7 @@
 import type { ProblemReport } from "../errors.ts";
 import type { Exclusion, LoadedPlugin, Tool } from "../types.ts";
 import { defaultConflictWinner } from "./pool.ts";
-
-/** Exclusion rules of this phase (explain lists them as the names' losers). */
-export const NAME_RULES: ReadonlySet<string> = new Set(["name: built-in", "name: mcp server", "conflict"]);
+import { NAME_RULES } from "../../lib/explain.ts";
 
 export interface NameState {
   readonly problems: ProblemReport[];

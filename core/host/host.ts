@@ -8,7 +8,7 @@ import { executeCall } from "../call/pipeline.ts";
 import { executeBatch, type BatchCall } from "../call/batch.ts";
 import { tapped } from "../hooks/dispatch.ts";
 import { endTurn, noteTurnCall, runSessionEvent } from "./events.ts";
-import { explainTool, type Explanation } from "../build/explain.ts";
+import { explainTool, type Explanation } from "../../lib/explain.ts";
 import { createHostHooks } from "../hooks/create.ts";
 import type { SessionEventInputs, SessionEventName, SessionEventOptions, SessionEventOutcome, TurnOutcome } from "../types.ts";
 import type { ExecuteOptions, ExecuteOutcome, HostConfig, HostHooks, HostView, LoadedPlugin, Logger, ModeSource, PermissionRuleUpdate, PluginDefinition, PluginSource, PoolSnapshot, Tool } from "../types.ts";

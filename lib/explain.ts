@@ -1,8 +1,11 @@
 /**
  * `explain(tool)`: why a tool is loaded, deferred, excluded or unknown — the rule, the plugin, the file.
+ * A pure reading of a sealed pool (host.explain; the permissions plugin adds the allow rules that name it).
  */
-import type { Exclusion, PoolSnapshot, Tool } from "../types.ts";
-import { NAME_RULES } from "./names.ts";
+import type { Exclusion, PoolSnapshot, Tool } from "../core/types.ts";
+
+/** The exclusion rules of the name phase (core/build/names.ts): explain lists them as the names' losers. */
+export const NAME_RULES: ReadonlySet<string> = new Set(["name: built-in", "name: mcp server", "conflict"]);
 
 export interface Explanation {
   name: string;
