@@ -18,7 +18,7 @@ export { STAGES } from "./call/pipeline.ts";
 export { substitute } from "../lib/text.ts";
 export { resolveInside } from "../lib/fs-path.ts";
 export { readJson as readJsonFile } from "../lib/json.ts";
-export { settingsPlugin, type SettingsOptions } from "./manifest/settings.ts";
+export { settingsPlugin, type SettingsOptions } from "../lib/settings-source.ts";
 export { suggest, editDistance } from "../lib/text.ts";
 export { loadConfig, type ConfigResult } from "./manifest/config.ts";
 export { PERMISSION_MODES } from "../lib/modes.ts";

@@ -7,8 +7,8 @@
  */
 import { createHash } from "node:crypto";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
+import { toolhostHome } from "./plugin-paths.ts";
 
 export interface DiskCache<V> {
   get(key: string): V | undefined;
@@ -25,7 +25,7 @@ const opened = new Map<string, DiskCache<unknown>>();
 export function diskCache<V>(name: string, valid: (v: unknown) => v is V, limit = 20_000): DiskCache<V> {
   const found = opened.get(name);
   if (found) return found as DiskCache<V>;
-  const file = path.join(process.env.TOOLHOST_HOME || path.join(os.homedir(), ".toolhost"), "cache", `${name}.json`);
+  const file = path.join(toolhostHome(), "cache", `${name}.json`);
   let entries: Record<string, V> = {};
   try {
     const v = JSON.parse(fs.readFileSync(file, "utf8")) as unknown;

@@ -3,7 +3,7 @@
  * `main` modules (lib/module-import.ts: bundled plugins cached; others fresh so edited code really runs).
  */
 import type { LoadedPlugin, PluginDefinition } from "../types.ts";
-import { defaultDataDir, pluginVars } from "../manifest/paths.ts";
+import { defaultDataDir, pluginVars } from "../../lib/plugin-paths.ts";
 import { isPluginDefinition } from "../plugin.ts";
 import { codeStamp } from "../../lib/code-stamp.ts";
 import { importCached } from "../../lib/module-import.ts";

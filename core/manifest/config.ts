@@ -11,7 +11,7 @@ import type { ModePlace } from "../types.ts";
 import { configSchema } from "./schema.ts";
 import { validatorFor } from "../../lib/validators.ts";
 import { ajvProblems } from "../../lib/schema-errors.ts";
-import { settingsPlugin } from "./settings.ts";
+import { settingsPlugin } from "../../lib/settings-source.ts";
 
 export interface ConfigResult {
   config: HostConfig;

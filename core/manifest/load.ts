@@ -11,14 +11,14 @@ import path from "node:path";
 import type { ProblemReport } from "../errors.ts";
 import type { Component, HookEventMap, LoadedPlugin, PermissionLists, PluginSource } from "../types.ts";
 import { suggest } from "../../lib/text.ts";
-import { defaultDataDir, pluginVars, sanitizeId } from "./paths.ts";
+import { defaultDataDir, pluginVars, sanitizeId } from "../../lib/plugin-paths.ts";
 import { substitute } from "../../lib/text.ts";
 import { resolveInside } from "../../lib/fs-path.ts";
 import { readJson } from "../../lib/json.ts";
 import { KNOWN_MANIFEST_KEYS, manifestSchema } from "./schema.ts";
 import { validatorFor } from "../../lib/validators.ts";
 import { ajvProblems } from "../../lib/schema-errors.ts";
-import { readHookMap, readServerMap } from "./components.ts";
+import { readHookMap, readServerMap } from "../../lib/components.ts";
 
 export interface LoadOptions {
   projectDir: string;

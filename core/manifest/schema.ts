@@ -3,6 +3,8 @@
  * (../shared/formats.md §1.3). Unknown keys are not part of the schema (they warn, see load.ts);
  * a known key of the wrong type fails the plugin. Published as manifest.schema.json (test keeps it in sync).
  */
+import { permissionsSchema } from "../../lib/rules/lists.ts";
+
 const stringOrStrings = { anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }] };
 const pathOrInline = {
   anyOf: [
@@ -11,30 +13,6 @@ const pathOrInline = {
     { type: "array", items: { anyOf: [{ type: "string" }, { type: "object" }] } },
   ],
 };
-export const permissionsSchema = {
-  type: "object",
-  properties: {
-    allow: { type: "array", items: { type: "string" } },
-    ask: { type: "array", items: { type: "string" } },
-    deny: { type: "array", items: { type: "string" } },
-    defaultMode: { type: "string" },
-    additionalDirectories: { type: "array", items: { type: "string" } },
-    /** toolhost: rules with examples that must (not) match, checked at load time. */
-    tests: {
-      type: "array",
-      items: {
-        type: "object",
-        required: ["rule"],
-        properties: {
-          rule: { type: "string" },
-          match: { type: "array" },
-          not_match: { type: "array" },
-        },
-      },
-    },
-  },
-} as const;
-
 export const manifestSchema = {
   $schema: "http://json-schema.org/draft-07/schema#",
   $id: "https://toolhost.dev/manifest.schema.json",

@@ -1,16 +1,17 @@
 /**
  * Settings-like sources (toolhost config, .claude/settings*.json, .mcp.json) become pseudo-plugins,
- * so every consumer (permissions, command hooks, MCP) reads one uniform list with provenance.
+ * so every consumer (permissions, command hooks, MCP) reads one uniform list with provenance. Shared by core's
+ * config reader and the claude-settings plugin (public as `settingsPlugin`).
  */
 import path from "node:path";
-import type { ProblemReport } from "../errors.ts";
-import type { LoadedPlugin, PermissionLists } from "../types.ts";
+import type { ProblemReport } from "../core/errors.ts";
+import type { LoadedPlugin, PermissionLists } from "../core/types.ts";
 import { readHookMap } from "./components.ts";
-import { defaultDataDir } from "./paths.ts";
-import { substitute } from "../../lib/text.ts";
-import { permissionsSchema } from "./schema.ts";
-import { validatorFor } from "../../lib/validators.ts";
-import { ajvProblems } from "../../lib/schema-errors.ts";
+import { defaultDataDir } from "./plugin-paths.ts";
+import { substitute } from "./text.ts";
+import { permissionsSchema } from "./rules/lists.ts";
+import { validatorFor } from "./validators.ts";
+import { ajvProblems } from "./schema-errors.ts";
 
 export interface SettingsOptions {
   projectDir: string;

@@ -1,7 +1,7 @@
-/** Reading one component map of a manifest or settings file: hook events, MCP or LSP servers. */
-import type { ProblemReport } from "../errors.ts";
-import type { Component, HookEventMap } from "../types.ts";
-import { substitute } from "../../lib/text.ts";
+/** Reading one component map of a manifest or settings file (core's manifest reader, settings sources): hook events, MCP or LSP servers. */
+import type { ProblemReport } from "../core/errors.ts";
+import type { Component, HookEventMap } from "../core/types.ts";
+import { substitute } from "./text.ts";
 
 export interface ReadContext {
   plugin: string;

@@ -1,4 +1,7 @@
-/** Plugin ids, data dirs and `${CLAUDE_PLUGIN_ROOT}` & co (the text and path helpers: lib/text.ts, lib/fs-path.ts, lib/json.ts). */
+/**
+ * TOOLHOST_HOME, plugin ids, data dirs and `${CLAUDE_PLUGIN_ROOT}` & co: one copy for the manifest reader, inline
+ * plugins, settings sources and the disk cache (the text and path helpers: lib/text.ts, lib/fs-path.ts, lib/json.ts).
+ */
 import os from "node:os";
 import path from "node:path";
 
@@ -6,6 +9,7 @@ export function sanitizeId(id: string): string {
   return id.replace(/[^A-Za-z0-9_-]/g, "-");
 }
 
+/** TOOLHOST_HOME, default ~/.toolhost. */
 export function toolhostHome(): string {
   return process.env.TOOLHOST_HOME || path.join(os.homedir(), ".toolhost");
 }
