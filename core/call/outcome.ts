@@ -19,6 +19,27 @@ export function finish(call: Call, o: OutcomeFields): ExecuteOutcome {
   };
 }
 
+/**
+ * The outcome of a call that ran (or had a PreToolUse substitute): the same fields, in the same order, as
+ * finish() gives it, written out — the per-call path makes no object spread.
+ */
+export function finishRan(call: Call, result: ToolResult, d: Decision): ExecuteOutcome {
+  return {
+    tool: call.tool!.name,
+    toolUseId: call.toolUseId,
+    decision: "allow",
+    executed: !call.substitute,
+    input: call.input,
+    trace: call[TRACE],
+    generation: call.generation,
+    status: result.isError ? "tool-error" : "ok",
+    reason: d.reason,
+    rule: d.rule,
+    plugin: d.plugin,
+    result,
+  };
+}
+
 /** The call ends without running: `msg` is what the model reads, `d` the rule behind it. */
 export function refuse(call: Call, status: OutcomeStatus, msg: string, d?: Decision): ExecuteOutcome {
   return finish(call, { status, reason: msg, rule: d?.rule, plugin: d?.plugin, file: d?.file, decision: d?.behavior === "ask" ? "ask" : "deny", result: textResult(msg, true) });

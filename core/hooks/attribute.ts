@@ -6,6 +6,7 @@ import { PluginError } from "../errors.ts";
 import type { ProblemReport } from "../errors.ts";
 import { TRACE, type TraceEntry, type Traced } from "../types.ts";
 import type { FailurePolicy } from "./table.ts";
+import { tapEnd, tapFailed, tapStart, tapUntraced } from "./clock.ts";
 
 /** Where isolated errors are recorded. */
 export type ProblemSink = (p: ProblemReport) => void;
@@ -59,6 +60,7 @@ export function instrument<H extends { intercept: Function; name?: string }>(hoo
     register(tap: Tap) {
       let reported: ProblemReport | undefined; // one entry per plugin and hook; repeats are counted on it
       const fail = (err: unknown, args: unknown[]) => {
+        tapFailed();
         const e = err instanceof PluginError ? err : new PluginError(tap.name, name, err);
         traceOf(args)?.push({ stage: name, plugin: tap.name, ms: 0, outcome: "error", detail: e.message });
         if (policy === "throw") throw e;
@@ -67,10 +69,10 @@ export function instrument<H extends { intercept: Function; name?: string }>(hoo
         return waterfall ? args[0] : undefined;
       };
       const done = (trace: TraceEntry[] | undefined, t0: number, out: unknown) => {
-        trace?.push({ stage: name, plugin: tap.name, ms: performance.now() - t0, outcome: outcomeOf(out) });
+        trace?.push({ stage: name, plugin: tap.name, ms: tapEnd() - t0, outcome: outcomeOf(out) });
         return out;
       };
-      tap.fn = tap.type === "sync" ? (arity === 1 || arity === 2 ? wrapSyncFixed(tap.fn, fail, done, arity) : wrapSync(tap.fn, fail, done)) : tap.type === "promise" ? wrapPromise(tap.fn, fail, done) : wrapCallback(tap.fn, fail, done);
+      tap.fn = tap.type === "sync" ? (arity === 1 || arity === 2 ? wrapSyncFixed(tap.fn, fail, done, arity, waterfall) : wrapSync(tap.fn, fail, done)) : tap.type === "promise" ? wrapPromise(tap.fn, fail, done) : wrapCallback(tap.fn, fail, done);
       return tap;
     },
   });
@@ -90,7 +92,7 @@ type Done = (trace: TraceEntry[] | undefined, t0: number, out: unknown) => unkno
 function wrapSync(fn: TapFn, fail: Fail, done: Done): TapFn {
   return (...args) => {
     const trace = traceOf(args);
-    const t0 = trace ? performance.now() : 0;
+    const t0 = trace ? tapStart() : tapUntraced();
     let out: unknown;
     try {
       out = fn(...args);
@@ -101,11 +103,15 @@ function wrapSync(fn: TapFn, fail: Fail, done: Done): TapFn {
   };
 }
 
-/** wrapSync for a hook of one or two arguments: the tap is called with exactly that many, as tapable does. */
-function wrapSyncFixed(fn: TapFn, fail: Fail, done: Done, arity: 1 | 2): TapFn {
+/**
+ * wrapSync for a hook of one or two arguments: the tap is called with exactly that many, as tapable does.
+ * A waterfall hook's first argument is the value passed along (an input, a result: any shape), its second
+ * the call: the trace is looked for there first, so the per-call path makes no symbol lookup on the value.
+ */
+function wrapSyncFixed(fn: TapFn, fail: Fail, done: Done, arity: 1 | 2, waterfall: boolean): TapFn {
   return (a, b) => {
-    const trace = traceIn(a, b);
-    const t0 = trace ? performance.now() : 0;
+    const trace = waterfall ? traceIn(b, a) : traceIn(a, b);
+    const t0 = trace ? tapStart() : tapUntraced();
     let out: unknown;
     try {
       out = arity === 1 ? fn(a) : fn(a, b);
@@ -119,7 +125,7 @@ function wrapSyncFixed(fn: TapFn, fail: Fail, done: Done, arity: 1 | 2): TapFn {
 function wrapPromise(fn: TapFn, fail: Fail, done: Done): TapFn {
   return (...args) => {
     const trace = traceOf(args);
-    const t0 = trace ? performance.now() : 0;
+    const t0 = trace ? tapStart() : tapUntraced();
     let p: unknown;
     try {
       p = fn(...args);
@@ -136,7 +142,7 @@ function wrapCallback(fn: TapFn, fail: Fail, done: Done): TapFn {
     const cb = argsAndCb[argsAndCb.length - 1] as (err?: unknown, res?: unknown) => void;
     const args = argsAndCb.slice(0, -1);
     const trace = traceOf(args);
-    const t0 = trace ? performance.now() : 0;
+    const t0 = trace ? tapStart() : tapUntraced();
     let settled = false;
     const finish = (err?: unknown, res?: unknown) => {
       if (settled) return;

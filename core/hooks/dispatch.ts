@@ -3,8 +3,10 @@
  * path). It calls the registered tap functions in tapable's order — each already wrapped by the
  * interceptor (attribution, trace, failure policy) — synchronously until a tap returns a promise, so a
  * call whose taps all answer at once makes no promise. A hook with callback-style taps, or interceptors
- * beyond `register`, goes through tapable itself.
+ * beyond `register`, goes through tapable itself. Within one synchronous loop a tap starts when the
+ * previous one ended (clock.ts: one clock read per traced tap).
  */
+import { chain, unchain } from "./clock.ts";
 export type MaybePromise<T> = T | Promise<T>;
 interface TapRecord {
   type: string;
@@ -51,8 +53,10 @@ export function first<R>(hook: object, a: unknown, b?: unknown): MaybePromise<R 
   return firstFrom<R>(h.taps, 0, a, b);
 }
 function firstFrom<R>(taps: TapRecord[], from: number, a: unknown, b: unknown): MaybePromise<R | undefined> {
+  unchain();
   for (let i = from; i < taps.length; i++) {
     const tap = taps[i]!;
+    if (i > from) chain();
     const r = checked(tap, b === undefined ? tap.fn(a) : tap.fn(a, b));
     if (tap.type === "promise") return (r as Promise<R | undefined>).then((v) => (v !== undefined ? v : firstFrom<R>(taps, i + 1, a, b)));
     if (r !== undefined) return r as R;
@@ -67,8 +71,10 @@ export function reduce<T>(hook: object, value: T, a: unknown): MaybePromise<T> {
   return reduceFrom(h.taps, 0, value, a);
 }
 function reduceFrom<T>(taps: TapRecord[], from: number, value: T, a: unknown): MaybePromise<T> {
+  unchain();
   for (let i = from; i < taps.length; i++) {
     const tap = taps[i]!;
+    if (i > from) chain();
     const r = checked(tap, tap.fn(value, a));
     if (tap.type === "promise") return (r as Promise<T | undefined>).then((v) => reduceFrom(taps, i + 1, v !== undefined ? v : value, a));
     if (r !== undefined) value = r as T;
@@ -83,8 +89,10 @@ export function series(hook: object, a: unknown): MaybePromise<void> {
   return seriesFrom(h.taps, 0, a);
 }
 function seriesFrom(taps: TapRecord[], from: number, a: unknown): MaybePromise<void> {
+  unchain();
   for (let i = from; i < taps.length; i++) {
     const tap = taps[i]!;
+    if (i > from) chain();
     const r = checked(tap, tap.fn(a));
     if (tap.type === "promise") return (r as Promise<unknown>).then(() => seriesFrom(taps, i + 1, a));
   }
@@ -96,7 +104,10 @@ export function parallel(hook: object, a: unknown): MaybePromise<void> {
   const h = hook as RawHook;
   if (!direct(h)) return through(h, [a]) as MaybePromise<void>;
   const pending: Promise<unknown>[] = [];
-  for (const tap of h.taps) {
+  unchain();
+  for (let i = 0; i < h.taps.length; i++) {
+    const tap = h.taps[i]!;
+    if (i > 0) chain();
     const r = checked(tap, tap.fn(a));
     if (tap.type === "promise") pending.push(r as Promise<unknown>);
   }

@@ -48,11 +48,11 @@ export async function runSessionEvent(build: EventBuild, sessionId: string, even
 }
 
 /** The end of a model turn: PostToolBatch over the calls host.execute ran in the session since the last one. */
-export async function endTurn(build: EventBuild, session: object, sessionId: string): Promise<TurnOutcome> {
-  const calls = turns.get(session) ?? [];
-  turns.delete(session);
-  const none: TurnOutcome = { sessionId, calls: calls.length, context: [], trace: [] };
-  if (!calls.length || !tapped(build.hooks.postToolBatch)) return none;
-  const r = await runPostToolBatch(build, calls.map((o) => ({ name: o.tool, input: o.input, toolUseId: o.toolUseId, outcome: o })), sessionId);
-  return { ...none, context: r.context, stop: r.stop, trace: r.trace };
+// Not async: `toolhost serve` ends a turn after every tools/call, and with no PostToolBatch hook that is all it does.
+export function endTurn(build: EventBuild, session: object, sessionId: string): Promise<TurnOutcome> {
+  const calls = turns.get(session);
+  if (calls) turns.delete(session);
+  const none: TurnOutcome = { sessionId, calls: calls?.length ?? 0, context: [], trace: [] };
+  if (!calls?.length || !tapped(build.hooks.postToolBatch)) return Promise.resolve(none);
+  return runPostToolBatch(build, calls.map((o) => ({ name: o.tool, input: o.input, toolUseId: o.toolUseId, outcome: o })), sessionId).then((r) => ({ ...none, context: r.context, stop: r.stop, trace: r.trace }));
 }

@@ -1,6 +1,6 @@
 /** Stages repairInput and validate: raw input repaired, then checked by the schema, the tool and plugins. */
 import { errorMessage } from "../../errors.ts";
-import { first, isPromise, tapped, type MaybePromise } from "../../hooks/dispatch.ts";
+import { first, isPromise, reduce, tapped, type MaybePromise } from "../../hooks/dispatch.ts";
 import type { ExecuteOutcome } from "../../types.ts";
 import type { Call } from "../call.ts";
 import { refuse } from "../outcome.ts";
@@ -9,7 +9,8 @@ import { describeValue, schemaErrors } from "../../../lib/schema-errors.ts";
 
 export function repairInput(call: Call): undefined {
   const h = call.build.hooks.repairInput;
-  call.input = tapped(h) ? h.call(call.rawInput, call) : call.rawInput;
+  // A sync waterfall (tapable refuses promise taps on it), so reduce answers synchronously.
+  call.input = tapped(h) ? reduce<unknown>(h, call.rawInput, call) : call.rawInput;
   call.mark("repairInput");
   return undefined;
 }

@@ -2,7 +2,7 @@
 import { isPromise, reduce, tapped, type MaybePromise } from "../../hooks/dispatch.ts";
 import type { ExecuteOutcome, ToolResult } from "../../types.ts";
 import type { Call } from "../call.ts";
-import { finish } from "../outcome.ts";
+import { finishRan } from "../outcome.ts";
 
 export function shapeResult(call: Call): MaybePromise<ExecuteOutcome> {
   const hook = call.build.hooks.shape;
@@ -13,6 +13,5 @@ export function shapeResult(call: Call): MaybePromise<ExecuteOutcome> {
 
 function done(call: Call, shaped: ToolResult): ExecuteOutcome {
   if (call.notes.length) shaped = { ...shaped, content: [...shaped.content, { type: "text", text: call.notes.join("\n") }] };
-  const d = call.decision!;
-  return finish(call, { status: shaped.isError ? "tool-error" : "ok", executed: !call.substitute, decision: "allow", reason: d.reason, rule: d.rule, plugin: d.plugin, result: shaped });
+  return finishRan(call, shaped, call.decision!);
 }
