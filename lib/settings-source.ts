@@ -9,9 +9,6 @@ import type { LoadedPlugin, PermissionLists } from "../core/types.ts";
 import { readHookMap } from "./components.ts";
 import { defaultDataDir } from "./plugin-paths.ts";
 import { substitute } from "./text.ts";
-import { permissionsSchema } from "./rules/lists.ts";
-import { validatorFor } from "./validators.ts";
-import { ajvProblems } from "./schema-errors.ts";
 
 export interface SettingsOptions {
   projectDir: string;
@@ -26,9 +23,10 @@ export function settingsPlugin(id: string, kind: LoadedPlugin["kind"], file: str
   const components: LoadedPlugin["components"] = { hooks: [], mcpServers: [], lspServers: [], tools: [] };
   const vars = { CLAUDE_PROJECT_DIR: opts.projectDir, TOOLHOST_PROJECT_DIR: opts.projectDir };
   if (value.permissions !== undefined) {
-    const validate = validatorFor(permissionsSchema);
-    if (!validate(value.permissions)) problems.push(...ajvProblems(validate.errors, id, file, `${base}/permissions`));
-    else components.permissions = { file, jsonPath: `${base}/permissions`, value: value.permissions as PermissionLists };
+    // What the lists hold is the permissions plugin's to check (host.validateManifest), as for a manifest.
+    const p = value.permissions;
+    if (!p || typeof p !== "object" || Array.isArray(p)) problems.push({ plugin: id, file, path: `${base}/permissions`, message: "must be object", severity: "error" });
+    else components.permissions = { file, jsonPath: `${base}/permissions`, value: p as PermissionLists };
   }
   if (value.hooks !== undefined) components.hooks.push(...readHookMap(value.hooks, file, `${base}/hooks`, { plugin: id, vars, problems }));
   if (value.mcpServers !== undefined) {

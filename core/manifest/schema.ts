@@ -1,10 +1,9 @@
 /**
  * toolhost's manifest schema: a superset of Claude Code's `.claude-plugin/plugin.json`
  * (../shared/formats.md §1.3). Unknown keys are not part of the schema (they warn, see load.ts);
- * a known key of the wrong type fails the plugin. Published as manifest.schema.json (test keeps it in sync).
+ * a known key of the wrong type fails the plugin. Published as manifest.schema.json: this base with the sub-schemas
+ * plugins own (the permissions plugin's `permissions`, plugins/permissions/schema.ts); a test keeps it in sync.
  */
-import { permissionsSchema } from "../../lib/rules/lists.ts";
-
 const stringOrStrings = { anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }] };
 const pathOrInline = {
   anyOf: [
@@ -56,8 +55,8 @@ export const manifestSchema = {
     tools: stringOrStrings,
     /** A TS/JS module exporting a plugin (definePlugin) that taps toolhost's hooks. */
     main: { type: "string" },
-    /** Permission rules in Claude Code's syntax. */
-    permissions: permissionsSchema,
+    /** Permission rules in Claude Code's syntax; their lists are the permissions plugin's to check (host.validateManifest). */
+    permissions: { type: "object" },
     /** Load order among plugins that tap the same hook (lower first). Default 0. */
     order: { type: "number" },
     /**
@@ -102,7 +101,7 @@ export const configSchema = {
   properties: {
     plugins: { type: "array", items: { type: "string" } },
     disabledPlugins: { type: "array", items: { type: "string" } },
-    permissions: permissionsSchema,
+    permissions: { type: "object" },
     hooks: { type: "object" },
     mcpServers: { type: "object" },
     mode: { type: "string" },

@@ -19,6 +19,7 @@ import { makeEntry, type RuleEntry } from "./rules.ts";
 import { tapBuild, type GrantsView } from "./build.ts";
 import { PLUGIN_TRUST_SCHEMA, type HookAt } from "./grants.ts";
 import { chooseMode } from "./modes.ts";
+import { checkPermissionLists } from "./schema.ts";
 
 /**
  * build.permission: the last word, after every other plugin's taps — dontAsk denies, otherwise an ask
@@ -43,6 +44,7 @@ export default definePlugin({
     });
     // `toolhost rules`: the effective rules in evaluation order, with where each one is written.
     ctx.provide("permissions.rules", { current: () => grants.rules?.() ?? { rules: [], additionalDirectories: [] } });
+    ctx.hooks.validateManifest.tap(PLUGIN_NAME, checkPermissionLists);
     ctx.hooks.chooseMode.tap(PLUGIN_NAME, chooseMode);
     ctx.hooks.addPermissionRule.tap(PLUGIN_NAME, (update) => addPermissionRule(ctx, session, update));
     ctx.hooks.build.tap(PLUGIN_NAME, (build) => tapBuild(ctx, session, build, grants));

@@ -166,20 +166,61 @@ describe("manifest loading", () => {
   });
 });
 
+/** The published schema: core's base with the sub-schemas plugins own (only the permissions plugin's `permissions` so far). */
+async function publishedSchema() {
+  const { manifestSchema } = await import("../../core/manifest/schema.ts");
+  const { PERMISSIONS_SCHEMA } = await import("../../plugins/permissions/schema.ts");
+  return { ...manifestSchema, properties: { ...manifestSchema.properties, permissions: PERMISSIONS_SCHEMA } };
+}
+
 describe("published schema", () => {
   it("every bundled manifest passes the schema and is on the bundled list (start-up does not re-check them)", async () => {
-    const { manifestSchema } = await import("../../core/manifest/schema.ts");
     const { validatorFor } = await import("../../lib/validators.ts");
     const { BUNDLED_MANIFESTS } = await import("../../plugins/bundled.ts");
     const dir = path.join(__dirname, "../../manifests");
     const files = fs.readdirSync(dir).filter((f) => f.endsWith(".json")).sort();
     expect([...BUNDLED_MANIFESTS].sort()).toEqual(files);
-    const validate = validatorFor(manifestSchema);
+    const { $id: _, ...schema } = await publishedSchema(); // the shared ajv already holds the base under this $id
+    const validate = validatorFor(schema);
     for (const f of files) expect(validate(JSON.parse(fs.readFileSync(path.join(dir, f), "utf8"))), `${f}: ${JSON.stringify(validate.errors)}`).toBe(true);
   });
-  it("manifest.schema.json is in sync with core/manifest/schema.ts", async () => {
-    const { manifestSchema } = await import("../../core/manifest/schema.ts");
-    const published = JSON.parse(fs.readFileSync(path.join(__dirname, "../../manifest.schema.json"), "utf8"));
-    expect(published).toEqual(JSON.parse(JSON.stringify(manifestSchema)));
+  it("manifest.schema.json is byte-identical to core/manifest/schema.ts with the contributed sub-schemas", async () => {
+    const published = fs.readFileSync(path.join(__dirname, "../../manifest.schema.json"), "utf8");
+    expect(published).toBe(JSON.stringify(await publishedSchema(), null, 2) + "\n");
+  });
+});
+
+describe("permission lists: the permissions plugin's sub-schema", () => {
+  const bad = { allow: "Bash", tests: [{ match: [] }] };
+  const expected = (plugin: string, file: string, base: string) => [
+    expect.objectContaining({ plugin, file, path: `${base}/allow`, message: "must be array", severity: "error" }),
+    expect.objectContaining({ plugin, file, path: `${base}/tests/0`, message: 'is missing required field "rule"', severity: "error" }),
+  ];
+
+  it("a manifest's, the toolhost config's and a settings file's lists are checked through host.validateManifest, and fail their source", async () => {
+    const { createHost } = await import("../../core/index.ts");
+    const root = writeTree(tmpdir(), {
+      "plugin/.claude-plugin/plugin.json": { name: "bad-rules", permissions: bad },
+      "toolhost.config.json": { permissions: bad },
+      ".claude/settings.json": { permissions: { ...bad, allow: 1 } },
+    });
+    const host = await createHost({ cwd: root, pluginDirs: [path.join(root, "plugin")], dataHome: path.join(root, ".data") });
+    try {
+      const problems = host.problems();
+      expect(problems).toEqual(expect.arrayContaining(expected("bad-rules", path.join(root, "plugin/.claude-plugin/plugin.json"), "/permissions")));
+      expect(problems).toEqual(expect.arrayContaining(expected("config", path.join(root, "toolhost.config.json"), "/permissions")));
+      expect(problems).toContainEqual(expect.objectContaining({ plugin: "settings:project", file: path.join(root, ".claude/settings.json"), path: "/permissions/allow", message: "must be array" }));
+      expect(host.plugins.map((p) => p.id)).not.toContain("bad-rules");
+      expect(host.plugins.some((p) => p.kind === "config" || p.id === "settings:project")).toBe(false);
+    } finally {
+      await host.close();
+    }
+  });
+
+  it("core alone asks only for an object (without bundled plugins nobody reads the lists)", () => {
+    const root = writeTree(tmpdir(), { ".claude-plugin/plugin.json": { name: "p", permissions: bad } });
+    expect(load(root).problems).toEqual([]);
+    const arr = writeTree(tmpdir(), { ".claude-plugin/plugin.json": { name: "p", permissions: [] } });
+    expect(errors(load(arr))).toEqual([expect.objectContaining({ path: "/permissions", message: "must be object" })]);
   });
 });
