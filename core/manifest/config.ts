@@ -160,7 +160,9 @@ function mergeConfig(a: HostConfig, b: HostConfig): HostConfig {
   if (a.permissions || b.permissions) {
     const pa = a.permissions ?? {};
     const pb = b.permissions ?? {};
-    out.permissions = { ...pa, ...pb, allow: [...(pa.allow ?? []), ...(pb.allow ?? [])], ask: [...(pa.ask ?? []), ...(pb.ask ?? [])], deny: [...(pa.deny ?? []), ...(pb.deny ?? [])] };
+    // A list of the wrong type is its source's problem (the permissions plugin reports it), never a throw here.
+    const list = (v: unknown): string[] => (Array.isArray(v) ? v : []);
+    out.permissions = { ...pa, ...pb, allow: [...list(pa.allow), ...list(pb.allow)], ask: [...list(pa.ask), ...list(pb.ask)], deny: [...list(pa.deny), ...list(pb.deny)] };
   }
   return out;
 }

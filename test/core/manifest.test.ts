@@ -217,6 +217,17 @@ describe("permission lists: the permissions plugin's sub-schema", () => {
     }
   });
 
+  it("a list of the wrong type in the embedder's inline config is reported, not thrown", async () => {
+    const { createHost, INLINE_CONFIG } = { ...(await import("../../core/index.ts")), ...(await import("../../core/manifest/config.ts")) };
+    const root = tmpdir();
+    const host = await createHost({ cwd: root, config: { permissions: { allow: 5 as never } }, dataHome: path.join(root, ".data") });
+    try {
+      expect(host.problems()).toContainEqual(expect.objectContaining({ plugin: "config", file: INLINE_CONFIG, path: "/permissions/allow", message: "must be array" }));
+    } finally {
+      await host.close();
+    }
+  });
+
   it("core alone asks only for an object (without bundled plugins nobody reads the lists)", () => {
     const root = writeTree(tmpdir(), { ".claude-plugin/plugin.json": { name: "p", permissions: bad } });
     expect(load(root).problems).toEqual([]);
