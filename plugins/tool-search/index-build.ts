@@ -84,51 +84,88 @@ export function shortNameOf(name: string, server?: string): string {
   return name;
 }
 
-/** Field texts of one tool; `paramDescs` are the pieces `paramDesc` joins (analysed one by one, see analyseDoc). */
-function fieldTexts(d: SearchDoc, o: RankOptions): Record<FieldName, string> & { paramDescs: string[] } {
+/** Field texts of one tool; `paramDescs` are the pieces `paramDesc` joins and `params` the names `params` joins with spaces (each analysed one by one, see analyseDoc). */
+function fieldTexts(d: SearchDoc, o: RankOptions): Record<Exclude<FieldName, "params">, string> & { params: string[]; paramDescs: string[]; leadLen: number } {
   const desc = (d.description ?? "").slice(0, o.maxDescChars);
-  const lead = /^[\s\S]*?[.!?](\s|$)/.exec(desc)?.[0] ?? desc;
   const params: string[] = [];
   const paramDesc: string[] = [];
   collectParams(d.inputSchema, params, paramDesc, 0);
   return {
     paramDescs: paramDesc,
+    params,
     name: d.shortName ?? shortNameOf(d.name, d.server),
     server: d.server ?? /^mcp__(.+?)__/.exec(d.name)?.[1] ?? "",
     serverInfo: (d.serverDescription ?? "").slice(0, 2048),
     hint: d.searchHint ?? "",
-    lead,
+    lead: "",
+    leadLen: leadLength(desc),
     desc,
-    params: params.join(" "),
     paramDesc: "",
     // (from the lexicon: filled per name word, with cached term ids, by the index builder)
     related: d.related ?? "",
   };
 }
 
-const COMBINERS = ["anyOf", "oneOf", "allOf"] as const;
+/** `\s` of a JavaScript regular expression, by char code. */
+function isSpace(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13) || (c >= 128 && (c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff));
+}
 
+/** Length of the first sentence, as `/^[\s\S]*?[.!?](\s|$)/` matches it (the whole text when nothing does). */
+export function leadLength(desc: string): number {
+  const n = desc.length;
+  for (let i = 0; i < n; i++) {
+    const c = desc.charCodeAt(i);
+    if (c === 46 || c === 33 || c === 63) {
+      if (i + 1 === n) return n;
+      if (isSpace(desc.charCodeAt(i + 1))) return i + 2;
+    }
+  }
+  return n;
+}
+
+/**
+ * Parameter names and their descriptions / enum values, in schema order, three levels deep (properties, items,
+ * anyOf / oneOf / allOf). Each schema object's keys are read with one for-in and a switch: schemas come in many
+ * shapes, and a named read of an absent key on each (`anyOf`, `enum` …) was most of this walk's cost.
+ */
 function collectParams(schema: unknown, names: string[], descs: string[], depth: number): void {
   if (!schema || typeof schema !== "object" || depth > 3) return;
   const s = schema as Record<string, unknown>;
-  const props = s.properties && typeof s.properties === "object" ? (s.properties as Record<string, unknown>) : undefined;
-  if (props) {
-    // for-in, not Object.entries: no pair arrays per property (schemas are plain JSON objects)
-    for (const k in props) {
-      const v = props[k];
-      names.push(k);
-      if (v && typeof v === "object") {
-        const p = v as Record<string, unknown>;
-        if (typeof p.description === "string") descs.push(p.description.slice(0, 300));
-        if (Array.isArray(p.enum)) descs.push(p.enum.filter((e) => typeof e === "string").join(" "));
-        collectParams(p, names, descs, depth + 1);
-        if (p.items) collectParams(p.items, names, descs, depth + 1);
-      }
+  let props: unknown, anyOf: unknown, oneOf: unknown, allOf: unknown;
+  for (const k in s) {
+    switch (k) {
+      case "properties": props = s[k]; break;
+      case "anyOf": anyOf = s[k]; break;
+      case "oneOf": oneOf = s[k]; break;
+      case "allOf": allOf = s[k]; break;
     }
   }
-  for (const k of COMBINERS) if (Array.isArray(s[k])) for (const x of s[k] as unknown[]) collectParams(x, names, descs, depth + 1);
+  if (props && typeof props === "object") {
+    const ps = props as Record<string, unknown>;
+    for (const k in ps) {
+      const v = ps[k];
+      names.push(k);
+      if (!v || typeof v !== "object") continue;
+      const p = v as Record<string, unknown>;
+      let description: unknown, en: unknown, items: unknown;
+      let nested = false;
+      for (const q in p) {
+        switch (q) {
+          case "description": description = p[q]; break;
+          case "enum": en = p[q]; break;
+          case "items": items = p[q]; break;
+          case "properties": case "anyOf": case "oneOf": case "allOf": nested = true; break;
+        }
+      }
+      if (typeof description === "string") descs.push(description.slice(0, 300));
+      if (Array.isArray(en)) descs.push(en.filter((e) => typeof e === "string").join(" "));
+      if (nested) collectParams(p, names, descs, depth + 1);
+      if (items) collectParams(items, names, descs, depth + 1);
+    }
+  }
+  for (const x of [anyOf, oneOf, allOf]) if (Array.isArray(x)) for (const y of x) collectParams(y, names, descs, depth + 1);
 }
-
 
 /** Field slots: every active field (weight > 0), plus name and server (always kept for the post-scoring factors). */
 interface SlotLayout {
@@ -178,9 +215,9 @@ function analyseDoc(tb: TermBuffer, doc: SearchDoc, o: RankOptions, lay: SlotLay
   // lead and the rest of the description are analysed back to back, so desc = lead ∪ rest is one range
   if (leadSlot !== undefined || descSlot !== undefined) {
     const s0 = tb.len;
-    tb.analyse(ft.desc, 0, ft.lead.length);
+    tb.analyse(ft.desc, 0, ft.leadLen);
     const s1 = tb.len;
-    tb.analyse(ft.desc, ft.lead.length);
+    tb.analyse(ft.desc, ft.leadLen);
     if (leadSlot !== undefined) (ranges[base + leadSlot * 2] = s0), (ranges[base + leadSlot * 2 + 1] = s1);
     if (descSlot !== undefined) (ranges[base + descSlot * 2] = s0), (ranges[base + descSlot * 2 + 1] = tb.len);
   }
@@ -199,6 +236,9 @@ function analyseDoc(tb: TermBuffer, doc: SearchDoc, o: RankOptions, lay: SlotLay
       let cache = shared.paramDescs.get(ft.server);
       if (!cache) shared.paramDescs.set(ft.server, (cache = new Map()));
       analyseParamDescs(tb, ft.paramDescs, o.maxDescChars, cache);
+    } else if (f === "params") {
+      // the names are word-separated, so each one's terms are those of the joined text
+      for (const p of ft.params) tb.analyse(p);
     } else tb.analyse(ft[f]);
     ranges[base + k * 2] = s0;
     ranges[base + k * 2 + 1] = tb.len;
@@ -206,52 +246,62 @@ function analyseDoc(tb: TermBuffer, doc: SearchDoc, o: RankOptions, lay: SlotLay
   return ft.server;
 }
 
-/** The two passes over the analysed buffer: document frequencies, then BM25F pseudo-frequencies in CSR postings, and idf. */
+/**
+ * Postings from the analysed buffer: one pass over it gives, per tool, each term's BM25F pseudo-frequency (field
+ * weights and length norms summed; pairs kept in doc order) and each term's document frequency; the pairs are then
+ * placed into CSR postings by term, and idf computed.
+ */
 function buildPostings(buf: Int32Array, ranges: Int32Array, nDocs: number, lay: SlotLayout, o: RankOptions, T: number, avg: number[]) {
   const { active, slots } = lay;
-  // pass 1: document frequency per term (a term counts once per tool, whatever its fields)
+  const nActive = active.length;
+  const incW = active.map((f) => o.weights[f]);
+  const incB = active.map((f) => o.b[f]);
   const df = new Int32Array(T + 1);
-  const lastDoc = new Int32Array(T).fill(-1);
+  // (tool, term) pairs in tool order: at most one per analysed id
+  let pairsMax = 0;
   for (let i = 0; i < nDocs; i++) {
     const base = i * slots * 2;
-    for (let k = 0; k < active.length; k++) {
+    for (let k = 0; k < nActive; k++) pairsMax += ranges[base + k * 2 + 1]! - ranges[base + k * 2]!;
+  }
+  const pairT = new Int32Array(pairsMax);
+  const pairTf = new Float64Array(pairsMax);
+  const docEnd = new Int32Array(nDocs);
+  let np = 0;
+  const acc = new Float64Array(T);
+  for (let i = 0; i < nDocs; i++) {
+    const base = i * slots * 2;
+    const p0 = np;
+    for (let k = 0; k < nActive; k++) {
+      const s0 = ranges[base + k * 2]!;
       const s1 = ranges[base + k * 2 + 1]!;
-      for (let j = ranges[base + k * 2]!; j < s1; j++) {
+      if (s1 === s0) continue;
+      const bk = incB[k]!;
+      const inc = incW[k]! / (1 - bk + bk * ((s1 - s0) / avg[k]!));
+      for (let j = s0; j < s1; j++) {
         const t = buf[j]!;
-        if (lastDoc[t] !== i) (lastDoc[t] = i), df[t]!++;
+        if (acc[t] === 0) pairT[np++] = t;
+        acc[t] += inc;
       }
     }
+    for (let x = p0; x < np; x++) {
+      const t = pairT[x]!;
+      pairTf[x] = acc[t]!;
+      acc[t] = 0;
+      df[t]!++;
+    }
+    docEnd[i] = np;
   }
   const postStart = new Int32Array(T + 1);
   for (let t = 0; t < T; t++) postStart[t + 1] = postStart[t]! + df[t]!;
   const postDocs = new Int32Array(postStart[T]!);
   const postTfs = new Float64Array(postStart[T]!);
   const cursor = postStart.slice(0, T);
-  // pass 2: per tool, the BM25F pseudo-frequency of each term (field weights and length norms summed), in doc order
-  const acc = new Float64Array(T);
-  const touched: number[] = [];
-  for (let i = 0; i < nDocs; i++) {
-    const base = i * slots * 2;
-    for (let k = 0; k < active.length; k++) {
-      const s0 = ranges[base + k * 2]!;
-      const s1 = ranges[base + k * 2 + 1]!;
-      if (s1 === s0) continue;
-      const f = active[k]!;
-      const inc = o.weights[f] / (1 - o.b[f] + o.b[f] * ((s1 - s0) / avg[k]!));
-      for (let j = s0; j < s1; j++) {
-        const t = buf[j]!;
-        if (acc[t] === 0) touched.push(t);
-        acc[t] += inc;
-      }
-    }
-    for (let x = 0; x < touched.length; x++) {
-      const t = touched[x]!;
-      const c = cursor[t]!++;
+  for (let i = 0, x = 0; i < nDocs; i++) {
+    for (const e = docEnd[i]!; x < e; x++) {
+      const c = cursor[pairT[x]!]!++;
       postDocs[c] = i;
-      postTfs[c] = acc[t]!;
-      acc[t] = 0;
+      postTfs[c] = pairTf[x]!;
     }
-    touched.length = 0;
   }
   const n = Math.max(1, nDocs);
   const idfs = new Float64Array(T);

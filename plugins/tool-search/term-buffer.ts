@@ -21,8 +21,6 @@ function analyzer(o: RankOptions): (text: string) => string[] {
   return (t) => terms(t, false, sf);
 }
 
-const FNV_BASIS = 0x811c9dc5 | 0;
-const FNV_PRIME = 0x01000193;
 /** ASCII character classes as `forEachWordSpan` reads them: 0 separator, 1 lower-case, 2 upper-case, 3 digit. */
 const ASCII_CLASS = (() => {
   const t = new Uint8Array(128);
@@ -32,12 +30,35 @@ const ASCII_CLASS = (() => {
   return t;
 })();
 
+/** Other UTF-16 code units: 1 letter/digit/mark (surrogates count as letters, as in text.ts), 0 separator; 2 = not looked up yet. */
+const OTHER_CLASS = new Uint8Array(65536).fill(2);
+function otherClass(text: string, i: number, c: number): number {
+  let k = OTHER_CLASS[c]!;
+  if (k === 2) OTHER_CLASS[c] = k = (c >= 0xd800 && c <= 0xdfff) || LETTER_OR_DIGIT.test(text[i]!) ? 1 : 0;
+  return k;
+}
+
+/** A trie node's value: a term id, NO_TERM (the word is a stop word or not one term), or NOT_A_WORD (a prefix only). */
+const NO_TERM = -1;
+const NOT_A_WORD = -2;
+/** The trie's walk state for a word that left it (a letter not in the trie, a digit, a non-ASCII character). */
+const OFF = -1;
+
 /** Raw text → term ids in a growing buffer, with a word → id cache (each distinct word is analysed once). */
 export class TermBuffer {
   readonly termId = new Map<string, number>();
   readonly terms: string[] = [];
   buf = new Int32Array(1 << 16);
   len = 0;
+  /**
+   * Words of ASCII letters (case folded) → term id: a trie walked one character at a time while the scanner reads the
+   * word, so a known word costs one array read per character and no hashing, comparing or substring. Node 0 is the
+   * root; `kids[node * 26 + letter]` is a child (0 = none) and `vals[node]` its value. Other words (digits,
+   * non-ASCII) go through the span-keyed hash table.
+   */
+  private kids = new Int32Array(26 * 4096);
+  private vals = new Int32Array(4096).fill(NOT_A_WORD);
+  private nodes = 1;
   private readonly wordId = new SpanTable();
   private readonly an: (text: string) => string[];
 
@@ -73,22 +94,58 @@ export class TermBuffer {
   private firstSeen(str: string, s: number, e: number): number {
     const w = str.slice(s, e).toLowerCase();
     const t = this.an(w);
-    const id = t.length === 1 ? this.idOfTerm(t[0]!) : -1;
+    const id = t.length === 1 ? this.idOfTerm(t[0]!) : NO_TERM;
     this.wordId.set(w, id);
     return id;
   }
 
-  /** The word str[s, e) (ASCII; `h` its FNV-1a hash, case folded) → its term id appended. */
-  private emit(str: string, s: number, e: number, h: number): void {
-    const id = this.wordId.getHashed(str, s, e, h >>> 0) ?? this.firstSeen(str, s, e);
+  /** The word str[s, e) ended with the trie walk at `node` (OFF: it left the trie) → its term id appended. */
+  private emit(str: string, s: number, e: number, node: number): void {
+    let id = node > 0 ? this.vals[node]! : NOT_A_WORD;
+    if (id === NOT_A_WORD) id = this.unknown(str, s, e);
     if (id >= 0) this.push(id);
   }
 
+  /** A word the trie does not hold: a new word of ASCII letters is analysed and added; any other goes by the hash table. */
+  private unknown(str: string, s: number, e: number): number {
+    for (let i = s; i < e; i++) {
+      const c = str.charCodeAt(i) | 32;
+      if (c < 97 || c > 122) return this.wordId.get(str, s, e) ?? this.firstSeen(str, s, e);
+    }
+    const w = str.slice(s, e).toLowerCase();
+    const t = this.an(w);
+    const id = t.length === 1 ? this.idOfTerm(t[0]!) : NO_TERM;
+    let node = 0;
+    for (let i = 0; i < w.length; i++) {
+      const k = node * 26 + w.charCodeAt(i) - 97;
+      let next = this.kids[k]!;
+      if (next === 0) {
+        next = this.newNode();
+        this.kids[k] = next;
+      }
+      node = next;
+    }
+    this.vals[node] = id;
+    return id;
+  }
+
+  private newNode(): number {
+    if (this.nodes === this.vals.length) {
+      const kids = new Int32Array(this.kids.length * 2);
+      kids.set(this.kids);
+      this.kids = kids;
+      const vals = new Int32Array(this.vals.length * 2).fill(NOT_A_WORD);
+      vals.set(this.vals);
+      this.vals = vals;
+    }
+    return this.nodes++;
+  }
+
   /**
-   * `forEachWordSpan` + `add` in one loop over text[from, to): the same word boundaries, with each word's table
-   * hash computed while it is scanned (no callback, no second pass over the word). ASCII text is read as is; at
-   * the first other character the text is lower-cased once (as `forEachWordSpan` does) and words are read from
-   * that copy. Returns false when lower-casing changes the text's length (rare Unicode): the caller then drops
+   * `forEachWordSpan` + `add` in one loop over text[from, to): the same word boundaries, with each word of ASCII
+   * letters walked down the trie while it is scanned (no callback, no second pass over the word). ASCII text is read
+   * as is; at the first other character the text is lower-cased once (as `forEachWordSpan` does) and words are read
+   * from that copy. Returns false when lower-casing changes the text's length (rare Unicode): the caller then drops
    * what was appended and takes the general path.
    */
   private scan(text: string, from: number, to: number): boolean {
@@ -96,47 +153,57 @@ export class TermBuffer {
     let s = -1;
     let prev = 0;
     let prev2 = 0;
-    let h = 0;
-    let hPrev = 0;
+    let node = 0;
+    let nodePrev = 0;
+    // (emit may grow the trie: `kids` is read again after each word)
+    let kids = this.kids;
     for (let i = from; i < to; i++) {
       const c = text.charCodeAt(i);
       let cls: number;
-      let hc: number;
-      if (c < 128) {
-        cls = ASCII_CLASS[c]!;
-        hc = cls === 2 ? c + 32 : c;
-      } else {
+      if (c < 128) cls = ASCII_CLASS[c]!;
+      else {
         if (lower === undefined) {
           lower = text.toLowerCase();
           if (lower.length !== text.length) return false;
         }
-        cls = (c >= 0xd800 && c <= 0xdfff) || LETTER_OR_DIGIT.test(text[i]!) ? 1 : 0;
-        hc = lower.charCodeAt(i);
-        if (hc >= 65 && hc <= 90) hc += 32;
+        cls = otherClass(text, i, c);
       }
       if (cls === 0) {
-        if (s >= 0) this.emit(lower ?? text, s, i, h);
+        if (s >= 0) this.emit(lower ?? text, s, i, node), (kids = this.kids);
         s = -1;
         prev = prev2 = 0;
         continue;
       }
-      if (s < 0) (s = i), (h = FNV_BASIS);
+      if (s < 0) (s = i), (node = 0);
       else if ((cls === 3) !== (prev === 3) || (prev === 1 && cls === 2)) {
-        this.emit(lower ?? text, s, i, h);
+        this.emit(lower ?? text, s, i, node);
+        kids = this.kids;
         s = i;
-        h = FNV_BASIS;
+        node = 0;
       } else if (prev === 2 && cls === 1 && prev2 === 2 && i - 1 > s) {
         // ACRONYMWord: the previous capital (ASCII, class 2) starts the next word
-        this.emit(lower ?? text, s, i - 1, hPrev);
+        this.emit(lower ?? text, s, i - 1, nodePrev);
+        kids = this.kids;
         s = i - 1;
-        h = Math.imul(FNV_BASIS ^ (text.charCodeAt(i - 1) + 32), FNV_PRIME);
+        node = kids[text.charCodeAt(i - 1) - 65]! || OFF;
       }
-      hPrev = h;
-      h = Math.imul(h ^ hc, FNV_PRIME);
+      nodePrev = node;
+      // one step down the trie: ASCII letters only (a digit or another character leaves it)
+      if (node !== OFF) node = c < 128 && cls !== 3 ? kids[node * 26 + (c | 32) - 97]! || OFF : OFF;
       prev2 = prev;
       prev = cls;
+      // the rest of a run of ASCII lower-case letters (most characters): no boundary can fall inside it
+      if (cls === 1 && c < 128) {
+        const i0 = i;
+        let d: number;
+        while (i + 1 < to && (d = text.charCodeAt(i + 1) - 97) >= 0 && d < 26) {
+          if (node !== OFF) node = kids[node * 26 + d]! || OFF;
+          i++;
+        }
+        if (i > i0) prev2 = 1;
+      }
     }
-    if (s >= 0) this.emit(lower ?? text, s, to, h);
+    if (s >= 0) this.emit(lower ?? text, s, to, node);
     return true;
   }
 

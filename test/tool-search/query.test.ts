@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { parseQuery, search, buildDeferredIndex } from "../../plugins/tool-search/search.ts";
 import { ToolIndex, DEFAULT_OPTIONS } from "../../plugins/tool-search/rank.ts";
 import { words, terms, SpanTable } from "../../plugins/tool-search/text.ts";
-import { indexTerms, plainWords, buildIndex } from "../../plugins/tool-search/index-build.ts";
+import { indexTerms, plainWords, buildIndex, leadLength } from "../../plugins/tool-search/index-build.ts";
+import { TermBuffer } from "../../plugins/tool-search/term-buffer.ts";
 import { fakeTool, GITHUB, SLACK, GITLAB } from "./fixtures.ts";
 
 const tools = [...GITHUB, ...SLACK, ...GITLAB].map((t) => fakeTool(t, "fake"));
@@ -120,8 +121,24 @@ describe("ranking", () => {
       const mid = Math.floor(t.length / 2);
       expect([...indexTerms(t, DEFAULT_OPTIONS, 0, mid), ...indexTerms(t, DEFAULT_OPTIONS, mid)]).toEqual([...terms(t.slice(0, mid)), ...terms(t.slice(mid))]);
     }
+    // one buffer over every text twice: the second time each word is found in the builder's trie (prefixes of
+    // known words, words that leave it, a Kelvin sign that lower-cases to ASCII "k", and enough words to grow it)
+    const rnd = (i: number) => ((i * 2654435761) >>> 0).toString(26).replace(/\d/g, (d) => "qrstuvwxyz"[+d]!);
+    const more = ["pull pul pulls pullRequest PULL request re r", "apik api APIKey HTTPServer https", "\u212Aelvin kelvin KELVIN", Array.from({ length: 3000 }, (_, i) => rnd(i)).join(" ")];
+    const tb = new TermBuffer(DEFAULT_OPTIONS);
+    for (let round = 0; round < 2; round++)
+      for (const t of [...texts, ...more]) {
+        const len0 = tb.len;
+        tb.analyse(t);
+        expect(Array.from(tb.buf.subarray(len0, tb.len), (id) => tb.terms[id])).toEqual(terms(t));
+      }
     // lower-casing "İ" adds a combining dot (the text grows): the general path reads it, as before the scanner
     expect(indexTerms("İstanbul ΣΊΣΥΦΟΣ", DEFAULT_OPTIONS)).toContain("σίσυφος");
+  });
+
+  it("the first sentence ends where /^[\\s\\S]*?[.!?](\\s|$)/ says", () => {
+    const cases = ["Create an issue. Then more.", "v1.2 is out!", "What? Yes", "No end", "", ".", "a.b.c. d", "End.\u00a0Next", "End.\u3000Next", "End.\u2028x", "Why?!\tok", "e.g.x. y", "…. z", ". a"];
+    for (const c of cases) expect(leadLength(c), c).toBe((/^[\s\S]*?[.!?](\s|$)/.exec(c)?.[0] ?? c).length);
   });
 
   it("parameter descriptions are read one by one (a server's repeats copied) with the terms and budget of the joined text", () => {
