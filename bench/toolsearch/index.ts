@@ -217,6 +217,8 @@ export async function run(argv: string[] = []): Promise<unknown> {
         ["learned related field on", { learnedRelated: true }],
         ["no learned back-off (learnedInVocab 1)", { learnedInVocab: 1 }],
         ["server-then-tool 0.3", { serverStage: 0.3 }],
+        ["server-then-tool over server documents 0.25 (fourth round)", { serverDocStage: 0.25 }],
+        ["learned expansion field 0.25, top 8 (fourth round)", { weights: { ...DEFAULT_OPTIONS.weights, expansion: 0.25 }, expansionTopK: 8 }],
         ["no query function words (NLTK)", { queryFunctionWords: false }],
         ["learned weight 0.5", { learnedWeight: 0.5 }],
         ["no WordNet lexicon (both uses)", { relatedFromLexicon: false, lexiconWeight: 0 }],

@@ -10,7 +10,7 @@
 import { stem, words } from "./text.ts";
 import { TermBuffer } from "./term-buffer.ts";
 import { relatedWords } from "./lexicon.ts";
-import { reverseAssociations } from "./learned.ts";
+import { associations, reverseAssociations, toolSideAssociations } from "./learned.ts";
 import { FIELDS, type FieldName, type RankOptions, type SearchDoc } from "./options.ts";
 
 export { indexTerms, plainWords, stemFn } from "./term-buffer.ts";
@@ -103,6 +103,7 @@ function fieldTexts(d: SearchDoc, o: RankOptions): Record<Exclude<FieldName, "pa
     paramDesc: "",
     // (from the lexicon: filled per name word, with cached term ids, by the index builder)
     related: d.related ?? "",
+    expansion: "",
   };
 }
 
@@ -208,6 +209,23 @@ function analyseParamDescs(tb: TermBuffer, pieces: readonly string[], max: numbe
   }
 }
 
+/**
+ * The expansion field: query terms the learned table associates with the tool's name and first-sentence terms
+ * (already in the buffer), strengths summed over those terms, the best `expansionTopK` that the tool does not have.
+ */
+function expansionTerms(tb: TermBuffer, o: RankOptions, ranges: Int32Array, base: number, lay: SlotLayout): void {
+  const side = toolSideAssociations(o.learned ?? associations());
+  const own = new Set<string>();
+  const acc = new Map<string, number>();
+  for (const slot of [lay.nameSlot, lay.leadSlot]) {
+    if (slot === undefined) continue;
+    for (let j = ranges[base + slot * 2]!; j < ranges[base + slot * 2 + 1]!; j++) own.add(tb.terms[tb.buf[j]!]!);
+  }
+  for (const u of own) for (const [q, s] of side.get(u) ?? []) if (!own.has(q)) acc.set(q, (acc.get(q) ?? 0) + s);
+  const best = [...acc].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, o.expansionTopK);
+  for (const [q] of best) tb.pushTerm(q);
+}
+
 /** Analyse one tool's fields into the buffer and record each slot's range at `base`; returns the server field's text. */
 function analyseDoc(tb: TermBuffer, doc: SearchDoc, o: RankOptions, lay: SlotLayout, ranges: Int32Array, base: number, shared: SharedIds): string {
   const ft = fieldTexts(doc, o);
@@ -231,6 +249,8 @@ function analyseDoc(tb: TermBuffer, doc: SearchDoc, o: RankOptions, lay: SlotLay
         const rev = o.learnedRelated ? reverseAssociations(o.learned) : undefined;
         for (const w of words(ft.name)) tb.copyOrAnalyse(shared.related, w, () => `${o.relatedFromLexicon ? relatedWords(w) : ""} ${rev?.get(stem(w))?.join(" ") ?? ""}`);
       }
+    } else if (f === "expansion") {
+      expansionTerms(tb, o, ranges, base, lay);
     } else if (f === "serverInfo" || f === "server") tb.copyOrAnalyse(shared.perServer, ft[f], ft[f]);
     else if (f === "paramDesc") {
       let cache = shared.paramDescs.get(ft.server);

@@ -67,3 +67,19 @@ export function reverseAssociations(t: AssociationTable = associations()): Reado
   reverseCache.set(t, r);
   return r;
 }
+
+const scoredCache = new WeakMap<AssociationTable, Map<string, Array<readonly [string, number]>>>();
+
+/** tool term → every query term associated with it and the strength: the table read backwards, for the expansion field. */
+export function toolSideAssociations(t: AssociationTable = associations()): ReadonlyMap<string, ReadonlyArray<readonly [string, number]>> {
+  let r = scoredCache.get(t);
+  if (r) return r;
+  r = new Map();
+  for (const [q, list] of t) for (const [u, s] of list) {
+    let l = r.get(u);
+    if (!l) r.set(u, (l = []));
+    l.push([q, s]);
+  }
+  scoredCache.set(t, r);
+  return r;
+}

@@ -21,7 +21,7 @@ export interface SearchDoc {
 export const RERANK_FEATURES = ["verbAgree", "verbMismatch", "object", "nameHit", "descOnly", "paramHit", "server", "trap", "leadHit", "assocName"] as const;
 export type RerankWeights = Record<(typeof RERANK_FEATURES)[number], number>;
 
-export const FIELDS = ["name", "server", "serverInfo", "hint", "lead", "desc", "params", "paramDesc", "related"] as const;
+export const FIELDS = ["name", "server", "serverInfo", "hint", "lead", "desc", "params", "paramDesc", "related", "expansion"] as const;
 export type FieldName = (typeof FIELDS)[number];
 
 export interface RankOptions {
@@ -82,10 +82,24 @@ export interface RankOptions {
   learnedTopK: number;
   /** Add to each name word's related words the query words the learned table associates with it (document-side translation). */
   learnedRelated: boolean;
+  /**
+   * The expansion field (weight `weights.expansion`; 0 = off): the query terms the learned table associates with the
+   * tool's name and first-sentence terms, summed over them, best `expansionTopK` — a translation model read from the
+   * tool's side, so a tool's likely query words are in its document.
+   */
+  expansionTopK: number;
   /** Drop more function words from the query only (NLTK's English list beyond STOP_WORDS: before, after, up, out …). */
   queryFunctionWords: boolean;
   /** Server-then-tool: × (1 + serverStage × the server's share of the best server's summed top-30 score); 0 = off. */
   serverStage: number;
+  /**
+   * Server-then-tool with server documents: each server is one document (its name and description, its tools' names
+   * and first sentences) in a second index; a candidate's score × (1 + serverDocStage × its server's score / the best
+   * server's score), over the first stage's best 30. 0 = off.
+   */
+  serverDocStage: number;
+  /** Experiment (bench/toolsearch/salience-fit.ts): a multiplier per stemmed query word, learned from training pairs (how often the word is in the gold tool's text); absent = 1. */
+  salience?: ReadonlyMap<string, number>;
   /** An association table to use instead of the shipped one (training and tests). */
   learned?: AssociationTable;
   /**
@@ -103,8 +117,8 @@ export interface RankOptions {
 
 export const DEFAULT_OPTIONS: RankOptions = {
   // Tuned on the toolsearch dev set (random search over these knobs), checked on LiveMCPBench and MetaTool.
-  weights: { name: 4, server: 2.5, serverInfo: 0.3, hint: 2, lead: 2, desc: 0.5, params: 0.5, paramDesc: 0.5, related: 0.25 },
-  b: { name: 0.3, server: 0, serverInfo: 0.75, hint: 0.5, lead: 0.5, desc: 0.75, params: 0.5, paramDesc: 0.75, related: 0.75 },
+  weights: { name: 4, server: 2.5, serverInfo: 0.3, hint: 2, lead: 2, desc: 0.5, params: 0.5, paramDesc: 0.5, related: 0.25, expansion: 0 },
+  b: { name: 0.3, server: 0, serverInfo: 0.75, hint: 0.5, lead: 0.5, desc: 0.75, params: 0.5, paramDesc: 0.75, related: 0.75, expansion: 0.5 },
   k1: 1.6,
   synonyms: 0.6,
   lexiconWeight: 0.2,
@@ -128,9 +142,11 @@ export const DEFAULT_OPTIONS: RankOptions = {
   // chosen by the same script on the same tune fold (it was hand-set before)
   queryFunctionWords: true,
   serverStage: 0,
+  serverDocStage: 0,
   learnedRelated: false,
   learnedTopK: 8,
   learnedInVocab: 0.25,
+  expansionTopK: 12,
   neighbourWeight: 0,
   // weights fitted by bench/toolsearch/rerank-fit.ts on the training splits only (data/rerank.json)
   rerank: 20,
@@ -138,8 +154,8 @@ export const DEFAULT_OPTIONS: RankOptions = {
 
 /** The plain BM25 baseline the benchmark compares against: name + description, one field, no extras. */
 export const PLAIN_BM25: RankOptions = {
-  weights: { name: 1, server: 0, serverInfo: 0, hint: 0, lead: 0, desc: 1, params: 0, paramDesc: 0, related: 0 },
-  b: { name: 0.75, server: 0.75, serverInfo: 0.75, hint: 0.75, lead: 0.75, desc: 0.75, params: 0.75, paramDesc: 0.75, related: 0.75 },
+  weights: { name: 1, server: 0, serverInfo: 0, hint: 0, lead: 0, desc: 1, params: 0, paramDesc: 0, related: 0, expansion: 0 },
+  b: { name: 0.75, server: 0.75, serverInfo: 0.75, hint: 0.75, lead: 0.75, desc: 0.75, params: 0.75, paramDesc: 0.75, related: 0.75, expansion: 0.75 },
   k1: 1.2,
   synonyms: 0,
   lexiconWeight: 0,
@@ -161,9 +177,11 @@ export const PLAIN_BM25: RankOptions = {
   learnedWeight: 0,
   queryFunctionWords: false,
   serverStage: 0,
+  serverDocStage: 0,
   learnedRelated: false,
   learnedTopK: 8,
   learnedInVocab: 1,
+  expansionTopK: 12,
   neighbourWeight: 0,
   rerank: 0,
   analyzer: "plain",

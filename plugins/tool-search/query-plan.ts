@@ -31,6 +31,8 @@ export interface QueryPlan {
   groups: Map<string, Array<[number, number]>>;
   nGroups: number;
   groupIdf: number[];
+  /** The query's own terms when their weights are not 1 (salience); otherwise the weight-1 terms are. */
+  base?: Set<string>;
 }
 
 /** Collects terms at their largest weight and, with a group, their (group, weight) pairs. */
@@ -111,5 +113,11 @@ export function queryPlan(ix: IndexData, nDocs: number, o: RankOptions, query: s
     const id = ix.termId.get(t);
     return id === undefined ? maxIdf : ix.idfs[id]!;
   });
+  if (o.salience) {
+    // the query's own words keep their identity (base terms, coverage) and only their BM25 weight moves
+    const baseSet = new Set([...p.q].filter(([, w]) => w === 1).map(([t]) => t));
+    for (const t of baseSet) p.q.set(t, o.salience.get(t) ?? 1);
+    return { q: p.q, groups: p.groups, nGroups: gOf.size, groupIdf, base: baseSet };
+  }
   return { q: p.q, groups: p.groups, nGroups: gOf.size, groupIdf };
 }

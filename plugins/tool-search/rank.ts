@@ -71,8 +71,9 @@ export class ToolIndex {
     const rq = opts.features || w ? analyseQuery(this.ix, o, query, opts.features !== undefined || w!.assocName !== 0) : undefined;
     const reranks = !opts.features && w !== undefined && rerankApplies(rq!, w);
     const depth = opts.features || reranks ? Math.max(limit, o.rerank) : limit;
-    let top = topHits(f, r, o.serverStage > 0 ? Math.max(depth, 30) : depth, this.docs);
+    let top = topHits(f, r, o.serverStage > 0 || o.serverDocStage > 0 ? Math.max(depth, 30) : depth, this.docs);
     if (o.serverStage > 0) top = this.serverStage(top, depth);
+    if (o.serverDocStage > 0) top = this.serverDocStage(query, top, depth);
     if (opts.features) opts.features.push(...features(this.ix, o, this.docs, rq!, f.qW, (top = top.slice(0, limit))));
     else if (reranks && top.length > 1) top = rerankHits(top.slice(0, o.rerank), features(this.ix, o, this.docs, rq!, f.qW, top.slice(0, o.rerank)), w!).concat(top.slice(o.rerank));
     if (top.length > limit) top.length = limit;
@@ -103,6 +104,30 @@ export class ToolIndex {
     const best = Math.max(...agg.values(), 1e-9);
     const lam = this.options.serverStage;
     for (const h of top) h.score *= 1 + (lam * agg.get(serverOf(this.docs[h.index]!) ?? h.name)!) / best;
+    top.sort((a, b) => b.score - a.score || a.index - b.index);
+    return top.slice(0, limit);
+  }
+
+  private serverIx?: ToolIndex | null;
+
+  /** Server-then-tool with a server-level index (options.ts `serverDocStage`). */
+  private serverDocStage(query: string, top: Hit[], limit: number): Hit[] {
+    if (this.serverIx === undefined) {
+      const docs: SearchDoc[] = [];
+      for (const [s, idx] of this.byServer()) {
+        const d0 = this.docs[idx[0]!]!;
+        const text = idx.map((i) => `${this.docs[i]!.shortName ?? shortNameOf(this.docs[i]!.name, s)}: ${/^[\s\S]*?[.!?](\s|$)/.exec(this.docs[i]!.description ?? "")?.[0] ?? this.docs[i]!.description ?? ""}`).join(" ");
+        docs.push({ name: s, shortName: s, description: text, serverDescription: d0.serverDescription });
+      }
+      this.serverIx = docs.length > 1 ? new ToolIndex(docs, { ...this.options, serverDocStage: 0, rerank: 0, companions: false, weights: { ...this.options.weights, server: 0, serverInfo: Math.max(this.options.weights.serverInfo, 0.5) } }) : null;
+    }
+    if (!this.serverIx) return top.slice(0, limit);
+    const hits = this.serverIx.search(query, { limit: this.serverIx.size });
+    const best = hits[0]?.score ?? 0;
+    if (!(best > 0)) return top.slice(0, limit);
+    const sc = new Map(hits.map((h) => [h.name, h.score / best]));
+    const lam = this.options.serverDocStage;
+    for (const h of top) h.score *= 1 + lam * (sc.get(serverOf(this.docs[h.index]!) ?? "") ?? 0);
     top.sort((a, b) => b.score - a.score || a.index - b.index);
     return top.slice(0, limit);
   }

@@ -132,7 +132,7 @@ export function queryFactors(ix: IndexData, nDocs: number, o: RankOptions, plan:
 
 /** The base terms of a plan (weight 1): what raw BM25 counts as matched. */
 export function baseTermsOf(plan: QueryPlan): Set<string> {
-  return new Set([...plan.q].filter(([, w]) => w === 1).map(([t]) => t));
+  return plan.base ?? new Set([...plan.q].filter(([, w]) => w === 1).map(([t]) => t));
 }
 
 /**

@@ -76,6 +76,11 @@ export class TermBuffer {
     return id;
   }
 
+  /** Append an index term (already analysed: a stem) as is. */
+  pushTerm(t: string): void {
+    this.push(this.idOfTerm(t));
+  }
+
   push(id: number): void {
     if (this.len === this.buf.length) {
       const nb = new Int32Array(this.buf.length * 2);

@@ -285,5 +285,13 @@ describe("learned associations (data/associations.txt, fitted by bench/toolsearc
     expect(new ToolIndex(docs, { learned: back, learnedWeight: 0.5, learnedInVocab: 0, learnedRelated: false }).queryTerms("forecast").has("outlook")).toBe(false);
     // read backwards into the related field: the tool's name word "forecast" gains "umbrella"
     expect(new ToolIndex(docs, { learned, learnedWeight: 0, learnedRelated: true, relatedFromLexicon: false }).search("umbrella")[0]?.name).toBe("get_forecast");
+    // the expansion field (an experiment, off by default): query words associated with the tool's name and first-sentence
+    // terms, summed over them — "outlook" (first sentence) and "forecast" (name) both point to "rain"; "umbrella" only to forecast
+    const side = new Map([["umbrella", [["forecast", 0.8] as const]], ["rain", [["forecast", 0.5] as const, ["outlook", 0.5] as const]]]);
+    const exp = (k: number) => new ToolIndex(docs, { learned: side, learnedWeight: 0, weights: { ...DEFAULT_OPTIONS.weights, related: 0, expansion: 1 }, expansionTopK: k });
+    expect(exp(2).search("umbrella")[0]?.name).toBe("get_forecast");
+    expect(exp(1).search("umbrella")).toEqual([]); // rain (1.0) beats umbrella (0.8) for the one place
+    expect(exp(1).search("rain")[0]?.name).toBe("get_forecast");
+    expect(new ToolIndex(docs, { learned: side, learnedWeight: 0, weights: { ...DEFAULT_OPTIONS.weights, related: 0 } }).search("umbrella")).toEqual([]);
   });
 });
