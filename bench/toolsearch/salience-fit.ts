@@ -3,7 +3,8 @@
  * data only. From train.ts's fit-fold pairs: how often a query word is also in its gold tool's terms (name + first
  * 400 characters), smoothed towards the overall rate (prior of `alpha` pairs); the query word's BM25 weight becomes
  * (rate / overall rate)^gamma, clamped to [lo, hi]. Scored on the fit fold and the tune fold split by gold tool,
- * with the association table refitted on the fit fold (as expand-fit.ts). The dev set is not read.
+ * with the association table refitted on the fit fold (as expand-fit.ts). The dev set is not read (`--heldout`:
+ * after the choice, every set of heldout.ts with salience from all training pairs, for the record).
  */
 import { ToolIndex, type RankOptions } from "../../plugins/tool-search/rank.ts";
 import { loadLiveMcpBenchSplit, loadMetaToolSplit } from "./data.ts";
@@ -31,7 +32,14 @@ export function salience(pairs: Pair[], alpha: number, gamma: number, lo: number
   return out;
 }
 
-export default async function () {
+export default async function (argv: string[]) {
+  if (argv[0] === "--heldout") {
+    // for the record, after the choice: salience from all training pairs (gamma 0.25, alpha 5, 0.25–2) on every set
+    const all = [...pairsOf(loadMetaToolSplit("train"), 1), ...pairsOf(loadLiveMcpBenchSplit("train"), LIVE_WEIGHT)];
+    const { heldoutRows, heldoutTable } = await import("./heldout.ts");
+    console.log(heldoutTable(heldoutRows({ salience: salience(all, 5, 0.25, 0.25, 2) })).join("\n"));
+    return;
+  }
   const tune = isTuneByTool;
   const meta = loadMetaToolSplit("train");
   const live = loadLiveMcpBenchSplit("train");
