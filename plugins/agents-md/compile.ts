@@ -16,14 +16,14 @@
  * in Claude Code's grammar. `allow` is refused: a file in the repository may tighten permissions, never
  * loosen them (the same stance Claude Code takes with checked-in settings).
  */
-import { classify, conflictOf, isInstruction, toldCommands, toldFence, type AdviceKind } from "./advice.ts";
+import { classify, conflictOf, isInstruction, toldFence, type AdviceKind } from "./advice.ts";
 import { compileBans, type BanCtx, type Behavior } from "./bans.ts";
 import { lineOf, parseBlocks, type Fence, type Item } from "./blocks.ts";
 import { isCommitTrigger, leadTrigger, parseReminder, type Reminder } from "./remind.ts";
 import { alternatives, generated, immutable, notSpan } from "./shapes.ts";
 import { globSource } from "../../lib/rules/paths.ts";
 import { isDirectory, looksLikeCommand, looksLikePath, pathSpec, plain, sentences, spans, valid, type Span } from "./text.ts";
-import { resolveConflicts, toldEdits } from "./conflicts.ts";
+import { resolveConflicts } from "./conflicts.ts";
 import type { Compiled, CompiledRule, State } from "./types.ts";
 import { ASK, LABEL, NOT_ASK, PROGRAMS, PROHIBIT, UNLESS_ASKED } from "./words.ts";
 
@@ -105,12 +105,12 @@ function compileSentence(raw: string, line: number, item: Item, st: State): void
   }
   // every prohibition and ask word is a key word (so without one, neither can match): tested once per sentence
   const banLike = keys.ban && (PROHIBIT.test(s) || ASK.test(s));
-  toldCommands(s, st.told, line, banLike);
-  if (!banLike && sp.length) toldEdits(s, sp, st.toldEdits, line);
+  // what the sentence tells the agent to run or write is only read when a rule is checked for conflicts (resolveConflicts)
+  if (sp.length) st.pending.push({ s, sp, line, banLike });
   let n = 0;
   let why: BanCtx["why"] = NO_WHY;
   // cheap gates first: most sentences are prose that none of the shapes can match
-  const rem = keys.trigger ? parseReminder(s, item.code) : undefined;
+  const rem = keys.trigger && (sp.length || item.code?.length || REMIND_GATE.test(s)) ? parseReminder(s, item.code) : undefined;
   if (rem && "reminder" in rem) out.reminders.push({ file, line, text, scope, ...rem.reminder });
   else if (rem) out.unenforced.push({ file, line, text, why: rem.refused, kind: "every-edit" });
   else {
@@ -132,6 +132,12 @@ function compileSentence(raw: string, line: number, item: Item, st: State): void
 }
 
 const NO_WHY: BanCtx["why"] = [];
+/**
+ * A reminder needs a command to run (a code span, the fence under the item) or an action in words that only
+ * these words can introduce (remind.ts: "when writing to", "must …", "changes to `P` require", "without
+ * running", "every PR needs", the verbs of an action in words): without one, parseReminder finds nothing.
+ */
+const REMIND_GATE = /\b(?:must|needs?|have\s+to|format|lint|read|include|fill|add|update|regenerate|sign|link|disclose|describe|writing|requires?|followed|accompanied|without)\b/i;
 
 /** Long flags outside code spans, as spans. */
 function wrapFlags(s: string): string {
@@ -296,7 +302,7 @@ function leadIn(s: string): string | undefined {
 
 export function compileAgentsMd(text: string, file: string, scope: string): Compiled {
   const out: Compiled = { rules: [], reminders: [], unenforced: [], problems: [] };
-  const st: State = { file, scope, out, seen: new Set(), prose: new Set(), told: new Map(), toldEdits: new Map(), deletes: new Map(), prev: [] };
+  const st: State = { file, scope, out, seen: new Set(), prose: new Set(), told: new Map(), toldEdits: new Map(), pending: [], deletes: new Map(), prev: [] };
   const { items, fences } = parseBlocks(text);
   for (const f of fences) {
     if (f.tag === "toolhost" || f.tag === "rules") explicitBlock(f, st);

@@ -3,7 +3,7 @@
  * Edit deny on a path it says to write. Those are reported as conflicts (advice, with the line), not enforced.
  */
 import { globSource } from "../../lib/rules/paths.ts";
-import { conflictOf } from "./advice.ts";
+import { conflictOf, toldCommands } from "./advice.ts";
 import { isDirectory, looksLikePath, type Span } from "./text.ts";
 import type { CompiledRule, State } from "./types.ts";
 
@@ -42,7 +42,22 @@ function editConflict(rule: string, told: Map<string, number>): { path: string; 
  * `repros/`" bans the deletion only: `Bash(rm *repros/*)`.
  */
 export function resolveConflicts(st: State): void {
-  if ((!st.told.size && !st.toldEdits.size) || !st.prose.size) return;
+  if (!st.prose.size) return;
+  // (the sentences' commands come after the fences' lines, as if read in order: the first line that says it is cited)
+  // only what a rule could conflict with: commands that contain a denied program's name, paths when there is an Edit rule
+  const progs: string[] = [];
+  let edits = false;
+  for (const r of st.prose) {
+    if (r.rule.startsWith("Edit(")) edits = true;
+    else if (r.behavior === "deny" && r.rule.startsWith("Bash(")) progs.push(r.rule.slice(5).split(/[\s)]/)[0]!);
+  }
+  const anyProg = progs.includes("*");
+  for (const x of st.pending) {
+    if (progs.length && (anyProg || progs.some((p) => x.s.includes(p)))) toldCommands(x.s, st.told, x.line, x.banLike);
+    if (edits && !x.banLike) toldEdits(x.s, x.sp, st.toldEdits, x.line);
+  }
+  st.pending = [];
+  if (!st.told.size && !st.toldEdits.size) return;
   const keep: CompiledRule[] = [];
   const facts = new Map();
   const words = new Map<string, string[]>();

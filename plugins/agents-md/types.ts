@@ -2,6 +2,7 @@
 import type { AdviceKind } from "./advice.ts";
 import type { Behavior } from "./bans.ts";
 import type { Reminder } from "./remind.ts";
+import type { Span } from "./text.ts";
 
 export interface CompiledRule {
   behavior: Behavior;
@@ -48,6 +49,8 @@ export interface State {
   told: Map<string, number>;
   /** Paths the file tells the agent to create or edit ("Create reproduction scripts in `repros/`"). */
   toldEdits: Map<string, number>;
+  /** Sentences with code spans, in order: read into `told` / `toldEdits` only when a prose rule needs a conflict check. */
+  pending: Array<{ s: string; sp: Span[]; line: number; banLike: boolean }>;
   /** Edit rules that came from "do not delete / remove": the path they name. */
   deletes: Map<CompiledRule, string>;
   prev: string[];
