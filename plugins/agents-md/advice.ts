@@ -15,6 +15,27 @@ const MODAL = /\b(?:never|don['’]t|do\s+not|must|should|shall|always|avoid|pre
 /** "When creating or moving files, update …", "After a schema change, regenerate …": a leading condition, then an imperative. */
 const WHEN_THEN = /^(?:when|whenever|after|before|if|once|while)\b[^,;]{1,80},\s*(?:please\s+|always\s+|also\s+|then\s+)?/i;
 
+/*
+ * The net under the compiler: shapes of an instruction in English that carry no word of MODAL and start
+ * with no verb of IMPERATIVE. Designed from grammar (modal and negative auxiliaries, the bare imperative
+ * with its leading adverbs, normative statements about files, a trigger clause with a command) rather than
+ * from sentences: a sentence it catches that compiles to nothing is listed as advice with its reason, so it
+ * can only add lines to `toolhost agents`, never a rule.
+ */
+/** Negative and modal forms MODAL misses: contractions, "may not", "not allowed / permitted", "refrain". */
+const NEGATIVE = /\b(?:dont|mustn['’]t|shouldn['’]t|cannot|can['’]t|won['’]t|may\s+not|not\s+(?:be\s+)?(?:allowed|permitted|supported\s+to)|disallowed|banned|off-limits|refrain|under\s+no\s+circumstances)\b/i;
+/** Statements that bind the reader without a modal: generated or read-only files, "unless asked", a preferred alternative. */
+const NORMATIVE = /\b(?:auto-?generated|(?:is|are)\s+(?:automatically\s+|machine-)?generated|generated\s+(?:by|from|with)|read-?only|immutable|do-?not-?edit|unless\s+(?:explicitly\s+|specifically\s+)?(?:asked|requested|instructed|told)|(?:instead\s+of|rather\s+than)\s+`|only\s+(?:ever\s+)?(?:use|run|call|edit|modify|touch|commit|push|install|add)|(?:use|run)\s+only)\b/i;
+/** A bare imperative: a verb in its base form first, after leading adverbs ("Also", "Then", "Just", "First,"). */
+const LEAD_ADVERBS = /^(?:(?:please|also|then|just|simply|first|finally|instead|now|only|additionally|afterwards|next)\b,?\s+)+/i;
+const NET_VERB = /^(?:re-?run|rerun|generate|compile|deploy|publish|release|sync|pull(?!\s+requests?\b)|fetch|reset|clean|bump|sign|lock|restart|refresh|rebuild|retry|revert|stage|stash|submit|send|post|share|notify|report|confirm|tell|request|obtain|seek|contact|escalate|restrict|limit|disable|enable|skip|bypass|ignore|note|double-check|clear|drop|purge|wipe|kill|touch|modify|change|alter|overwrite|scaffold|configure|set\s+up|mock|stub|store|save|upload|download|clone|fork|cherry-pick|amend|force|regenerate|typecheck|type-check|rely|stick|refer|consult|mention|describe|write|keep|add|use|run|install|update|check|verify|test|build|lint|format|create|delete|remove|edit|read|open|close|commit|push|merge|rebase|squash|open|leave|never|avoid)\b/i;
+/** A sentence that starts with a trigger clause ("Before committing: `make lint`"). */
+const TRIGGER_LEAD = /^(?:before|after|when|whenever|once|prior\s+to|at\s+the\s+end\s+of|on\s+every)\b/i;
+/** "No force pushes", "No new dependencies": a ban as a noun phrase. */
+const NO_NOUN = /^no\s+(?!one\b|longer\b|need\b|matter\b|more\b|other\b|such\b)[a-z][\w-]*/i;
+/** "`make fmt` — run it after edits", "`dist/`: do not edit": a clause after a dash or a colon that is an imperative. */
+const CLAUSE_IMPERATIVE = /(?:\s[—–-]\s|:\s|\(\s*)(?:please\s+|always\s+|also\s+|then\s+|only\s+)?(?:run|use|edit|update|regenerate|keep|add|call|invoke|execute|install|commit|push|check|verify|never|avoid)\b/i;
+
 /** Whether a sentence reads like an instruction (as opposed to description). */
 export function isInstruction(s: string): boolean {
   if (MODAL.test(s) || (s.includes("`") && /\b(?:run|use|execute|invoke)\s+`/i.test(s))) return true;
@@ -23,7 +44,22 @@ export function isInstruction(s: string): boolean {
   const unlabelled = s.includes(":") ? s.replace(/^[^:]{0,40}:\s+/, "").trim() : t;
   if (IMPERATIVE.test(unlabelled) || (unlabelled !== t && IMPERATIVE.test(t))) return true;
   const w = WHEN_THEN.exec(unlabelled);
-  return !!w && IMPERATIVE.test(unlabelled.slice(w[0].length));
+  if (w && IMPERATIVE.test(unlabelled.slice(w[0].length))) return true;
+  return readsLikeInstruction(t, unlabelled);
+}
+
+function readsLikeInstruction(t: string, unlabelled: string): boolean {
+  if (NEGATIVE.test(t) || NORMATIVE.test(t)) return true;
+  const bare = unlabelled.replace(LEAD_ADVERBS, "");
+  if (NET_VERB.test(bare) || NO_NOUN.test(bare) || (w(bare) && NET_VERB.test(bare.slice(w(bare)!)))) return true;
+  if (t.includes("`") && (TRIGGER_LEAD.test(t) || TRIGGER_LEAD.test(unlabelled) || CLAUSE_IMPERATIVE.test(t))) return true;
+  return false;
+}
+
+/** The offset after a leading condition clause ("If the build fails, …"), if any. */
+function w(s: string): number | undefined {
+  const m = WHEN_THEN.exec(s);
+  return m ? m[0].length : undefined;
 }
 
 /** The kind and reason for an instruction that compiled to nothing, given what the compiler said about it. */

@@ -282,6 +282,11 @@ function fenceComments(f: Fence, st: State): void {
   }
 }
 
+/** A definition-list entry ("`site/`: built output", "[x](x.md)"), a description rather than an instruction. */
+const DEFINITION = /^(?:`[^`]+`(?:\s*(?:,|and|or)\s*`[^`]+`)*|\*\*[^*]+\*\*|\[[^\]]+\]\([^)]*\))\s*(?:[—–:-]|$)|^\[[^\]]+\]\([^)]*\)\s*$/;
+/** Headings whose list items are instructions: rules, boundaries, do's and don'ts, requirements, checklists. */
+const INSTRUCTION_HEADING = /\b(?:rules?|guidelines?|conventions?|boundar(?:y|ies)|restrictions?|constraints?|guardrails?|requirements?|polic(?:y|ies)|do['’]?s|don['’]?ts?|never|always|must|important|critical|safety|forbidden|prohibited|limitations?|permissions?|checklists?|instructions?|avoid|gotchas?|pitfalls?|best\s+practices|etiquette|what\s+not\s+to)\b|\bbefore\s+(?:you\s+)?(?:commit|committing|push|pushing|submitting|opening|finishing)\b/i;
+
 const FORWARD = /\b(?:the\s+following|(?:listed\s+)?below)\b/i;
 
 /** A lead-in's text with its own spans removed ("produced by `make gen`"), or undefined when it governs nothing. */
@@ -311,6 +316,9 @@ export function compileAgentsMd(text: string, file: string, scope: string): Comp
   }
   for (const f of fences) if (f.tag !== "toolhost" && f.tag !== "rules") fenceComments(f, st);
   let lead: string | undefined;
+  // the heading or paragraph lead-in whose list items are instructions (the net: they are listed when they compile to nothing)
+  let netHeading: string | undefined;
+  let netLead: string | undefined;
   let headingLead: string | undefined;
   let headingWhen: string | undefined;
   // a paragraph that ends "Before opening a PR, all of these must pass:" says when the commands listed under it are run
@@ -321,6 +329,8 @@ export function compileAgentsMd(text: string, file: string, scope: string): Comp
       continue;
     }
     if (item.heading) {
+      netHeading = INSTRUCTION_HEADING.test(item.text) ? plain(item.text).trim() : undefined;
+      netLead = undefined;
       st.prev = [];
       st.program = undefined;
       lead = undefined;
@@ -356,6 +366,9 @@ export function compileAgentsMd(text: string, file: string, scope: string): Comp
     }
     // an item under a ban or ask lead-in reads as an instruction even when its words alone do not ("Ask first:" over "- Changes that affect demo, examples, or CI.")
     if (gov && item.bullet && counts === out.rules.length + out.reminders.length + out.unenforced.length) out.unenforced.push({ file, line: item.line, text: item.text, why: `under the lead-in "${gov.slice(0, 60)}": names no command, file or tool to enforce`, kind: "no-target" });
+    // a list item under a heading of rules ("## Boundaries") or an instruction lead-in ("Follow these steps:") is an instruction even in bare words
+    else if (item.bullet && (netLead ?? netHeading) && !DEFINITION.test(item.text) && counts === out.rules.length + out.reminders.length + out.unenforced.length) out.unenforced.push({ file, line: item.line, text: item.text, why: `an item under "${(netLead ?? netHeading)!.slice(0, 60)}": nothing a tool rule can check`, kind: "guidance" });
+    if (!item.bullet) netLead = last && last.text.trimEnd().endsWith(":") && isInstruction(plain(last.text)) ? plain(last.text).trim() : undefined;
     if (next) lead = next;
     else if (!item.bullet) lead = undefined;
     if (!item.bullet && last && last.text.endsWith(":")) listWhen = leadTrigger(plain(last.text).trim());

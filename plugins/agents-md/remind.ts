@@ -107,7 +107,9 @@ function split(s: string): { trigger: string; action: string; lead?: boolean } |
   if (!tw) return undefined;
   if (tw.index === 0) {
     const m = RUN_SPLIT.exec(bare.slice(tw[0].length));
-    const cut = m ? tw[0].length + m.index : t.indexOf(",");
+    // "After …, run `x`"; "Before committing: `make lint`" (a label-colon trigger over its commands)
+    const colon = bare.indexOf(": ");
+    const cut = m ? tw[0].length + m.index : t.includes(",") ? t.indexOf(",") : colon > 0 && bare.slice(colon + 2).trimStart().startsWith("`") ? colon + 1 : -1;
     if (cut <= 0) return undefined;
     return { trigger: t.slice(0, cut), action: t.slice(cut).replace(/^,\s*/, ""), lead: true };
   }
