@@ -98,6 +98,8 @@ export function toldFence(tag: string, lines: Array<{ no: number; text: string }
   }
 }
 
+const PLACEHOLDER = /<[^<>\s]+>|\{[^{}\s]+\}/g;
+
 /** The first told command a Bash rule would catch (same program only, so this stays cheap). */
 export function conflictOf(rule: string, told: Map<string, number>, cwd: string, facts: Map<string, CallFacts>, words = new Map<string, string[]>()): { command: string; line: number } | undefined {
   if (!rule.startsWith("Bash(")) return undefined;
@@ -113,7 +115,8 @@ export function conflictOf(rule: string, told: Map<string, number>, cwd: string,
     if (!w) words.set(command, (w = command.split(/\s+/)));
     if (prog !== "*" && !w.includes(prog)) continue;
     let f = facts.get(command);
-    if (!f) facts.set(command, (f = callFacts("Bash", { command }, cwd)));
+    // ("`USE_SYSTEM_BUN=1 bun test <file>`": a placeholder is an argument, not a redirection)
+    if (!f) facts.set(command, (f = callFacts("Bash", { command: command.replace(PLACEHOLDER, "x") }, cwd)));
     if (ruleHit(parsed, f, "deny", cwd)) return { command, line };
   }
   return undefined;

@@ -149,9 +149,9 @@ function wrapFlags(s: string): string {
 }
 
 /** One scan for the key words that gate each shape (most sentences are prose none of them can match). */
-const KEYS = /\b(after|when|whenever|once|if|before|prior|end|never|not|no|cannot|must|may|shall|should|forbidden|prohibited|under|ask|asked|first|confirm|approval|permission|sign-off|unless|without|dont|keep|instead|rather|prefer|immutable|read-?only|readonly|untouched|unchanged|frozen|as[- ]is|generated|produced|requires?|only|avoid|pr|prs|pull)\b|n['’]t\b/gi;
+const KEYS = /\b(after|when|whenever|once|until|if|before|prior|end|never|not|no|cannot|must|may|shall|should|forbidden|prohibited|under|ask|asked|first|confirm|approval|permission|sign-off|unless|without|dont|keep|instead|rather|prefer|immutable|read-?only|readonly|untouched|unchanged|frozen|as[- ]is|generated|produced|requires?|only|avoid|pr|prs|pull)\b|n['’]t\b/gi;
 // ("without": "do not submit a PR without running the tests"; "pr": "every PR needs a changeset")
-const TRIGGER_KEYS = new Set(["after", "when", "whenever", "once", "if", "before", "prior", "end", "without", "pr", "prs", "pull", "require", "requires"]);
+const TRIGGER_KEYS = new Set(["after", "when", "whenever", "once", "until", "if", "before", "prior", "end", "without", "pr", "prs", "pull", "require", "requires"]);
 const ALT_KEYS = new Set(["instead", "rather", "prefer", "not"]);
 const IMM_KEYS = new Set(["immutable", "read-only", "readonly", "untouched", "unchanged", "frozen", "as-is", "as is", "keep"]);
 const GEN_KEYS = new Set(["generated", "produced"]);

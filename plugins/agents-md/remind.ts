@@ -146,7 +146,7 @@ function lastRunClause(before: string): number {
  * action of "… recompile:" sentences).
  */
 export function parseReminder(s: string, code: string[] | undefined): ReminderParse {
-  const sp: { trigger: string; action: string; lead?: boolean; req?: boolean } | undefined = requires(s) ?? split(s) ?? without(s) ?? everyPr(s);
+  const sp: { trigger: string; action: string; lead?: boolean; req?: boolean } | undefined = requires(s) ?? onlyAfter(s) ?? split(s) ?? without(s) ?? everyPr(s);
   if (!sp) return undefined;
   const action = sp.action.trim();
   let run = commandsIn(sp.action, spans(sp.action));
@@ -194,6 +194,22 @@ const REQUIRES = /^(?:[^:]{0,30}:\s*)?(?:any\s+|all\s+)?(?:updates?|changes?|edi
 function requires(s: string): { trigger: string; action: string; req: true } | undefined {
   const m = REQUIRES.exec(s.trim().replace(/[.!]+$/, ""));
   return m && spans(m[1]!).length ? { trigger: `after changing ${m[1]}`, action: `make ${m[2]}`, req: true } : undefined;
+}
+
+/**
+ * "**ONLY** push up changes after running `bun bd test <file>`", "Only commit once `make check` passes", "Don't
+ * push until `make lint` is clean": the act (a commit, a push, a pull request) waits for the commands named
+ * after it, so they are a reminder before the act.
+ */
+const ONLY_AFTER = /^(?:(?:you\s+(?:should|must|may)\s+)?only\s+(commit|push|open|create|submit|send)\w*\b(?:\s+(?!after\b|once\b|until\b|before\b)[\w-]+){0,4}?\s+(?:only\s+)?(?:after|once|until)|(?:never|do\s+not|don['’]t)\s+(commit|push|open|create|submit|send)\w*\b(?:\s+(?!until\b)[\w-]+){0,4}?\s+until)\s+(.*`.+)$/i;
+function onlyAfter(s: string): { trigger: string; action: string } | undefined {
+  const m = s.includes("`") ? ONLY_AFTER.exec(s.trim()) : null;
+  // (the commands must be named after the trigger word; "never push until asked" is an ask, not a reminder)
+  if (!m) return undefined;
+  const act = (m[1] ?? m[2])!.toLowerCase();
+  const what = act === "commit" ? "committing" : act === "push" ? "pushing" : "opening a pull request";
+  // (the commands are the action: "after running `x`" → "run `x`")
+  return { trigger: `before ${what}`, action: m[3]!.replace(/^(?:running|you(?:['’]ve|\s+have)\s+run)\b/i, "run") };
 }
 
 function everyPr(s: string): { trigger: string; action: string } | undefined {

@@ -17,7 +17,9 @@ const ALTERNATIVES: Array<{ re: RegExp; want: number; avoid: number; soft?: bool
 ];
 const SPAN_NOT_WORDS = /\b(?:use|run)\s+`([^`]+)`\s*,?\s*(?:not|instead\s+of|rather\s+than)\s+([a-z][\w-]*(?:\s*(?:,\s*or|,|or|and)\s*[a-z][\w-]*)*)\s*[.;!]?\s*$/i;
 /** "instead of amending", "rather than force-pushing or rebasing": a git action in words. */
-const INSTEAD_ACT = /\b(?:instead\s+of|rather\s+than)\s+((?:force[- ]?)?[a-z]+ing(?:\s*(?:,|\bor\b|\band\b)\s*(?:force[- ]?)?[a-z]+ing)*)\b/i;
+// (a gerund or a participle: "instead of amending", "keep your branch rebased instead of merged")
+const INSTEAD_ACT = /\b(?:instead\s+of|rather\s+than)\s+((?:force[- ]?)?[a-z]+(?:ing|ed)(?:\s*(?:,|\bor\b|\band\b)\s*(?:force[- ]?)?[a-z]+(?:ing|ed))*)\b/i;
+const MERGE = { re: /^merging$/i, rules: ["Bash(git merge *)"] };
 const PLAIN_ALT = /^(?:only\s+)?(?:use\s+)?([a-z][\w-]*)\s*(?:,|;)?\s*(?:not|never|instead\s+of|rather\s+than)\s+([a-z][\w-]*)\b/i;
 
 const program = (t: string) => t.replace(/^`|`$/g, "").trim().split(/\s+/)[0]!.toLowerCase();
@@ -55,8 +57,9 @@ export function alternatives(s: string, ctx: BanCtx): boolean {
   const ia = INSTEAD_ACT.exec(s);
   if (ia && !SOFT.test(s)) {
     let n = 0;
-    for (const g of ia[1]!.split(/\s*(?:,|\bor\b|\band\b)\s*/i).filter(Boolean))
-      for (const p of PHRASES) if (p.rules.every((r) => r.startsWith("Bash(git ")) && p.re.test(g)) for (const r of p.rules) (ctx.add("deny", r, `${s.slice(0, ia.index).trim().replace(/^always\s+/i, "").replace(/^./, (c) => c.toLowerCase())} instead`), n++);
+    // (a participle is the act: "merged" → "merging"; a merge only counts in this frame, where what it merges is the branch being kept)
+    for (const g of ia[1]!.split(/\s*(?:,|\bor\b|\band\b)\s*/i).filter(Boolean).map((w) => w.replace(/ed$/i, "ing")))
+      for (const p of [...PHRASES, MERGE]) if (p.rules.every((r) => r.startsWith("Bash(git ")) && p.re.test(g)) for (const r of p.rules) (ctx.add("deny", r, `${s.slice(0, ia.index).trim().replace(/^always\s+/i, "").replace(/^./, (c) => c.toLowerCase())} instead`), n++);
     if (n) return true;
   }
   const pm = PLAIN_ALT.exec(s.trim());
@@ -79,7 +82,8 @@ export function immutable(s: string, ctx: BanCtx): boolean {
 }
 
 const GENERATED = /\b(?:is|are)\s+(?:auto-?|automatically\s+|machine-)?generated\b|\b(?:is|are)\s+(?:produced|generated)\s+by\b/i;
-const PARTIAL = /\b(?:parts?|portions?|sections?|some)\s+of\b|\b(?:individual|certain|some|most)\s+\w+|\bmix\s+of\b|\bwhen\b|\bif\b|\bunless\b/i;
+const SOURCE_OF = /\b(?:from|by|with|using|via|out\s+of)\s+(?:the\s+|its\s+|their\s+)?$/i;
+const PARTIAL = /\b(?:parts?|portions?|sections?|some|many|several)\s+of\b|\b(?:individual|certain|some|most|many|several)\s+\w+|\bmix\s+of\b|\bwhen\b|\bif\b|\bunless\b/i;
 
 /** "`x.d.ts` is auto-generated", "any file under `fixtures/*\/` is GENERATED", "(they are generated)": Edit denials. */
 export function generated(s: string, ctx: BanCtx): boolean {
@@ -94,7 +98,8 @@ export function generated(s: string, ctx: BanCtx): boolean {
     .map((x) => x.text)
     .filter((t) => looksLikePath(t) && /[./*]/.test(t));
   // a lead-in's list item comes after the words ("these files are generated and must not be edited `x`")
-  if (!targets.length) targets = spans(s.slice(m.index)).map((x) => x.text).filter((t) => looksLikePath(t) && /[./*]/.test(t));
+  // (what "generated from / by / with `x`" names is the source or the tool, not the output)
+  if (!targets.length) targets = spans(s.slice(m.index)).filter((x) => !SOURCE_OF.test(s.slice(m.index, m.index + x.at))).map((x) => x.text).filter((t) => looksLikePath(t) && /[./*]/.test(t));
   if (!targets.length && /\b(?:it|they|these|those|this\s+file|these\s+files)\b/i.test(before)) targets = ctx.prev.filter((t) => looksLikePath(t) && /[./*]/.test(t));
   for (const t of targets) ctx.add("deny", `Edit(${pathSpec(t)})`, "it is generated: change its source and regenerate");
   return targets.length > 0;

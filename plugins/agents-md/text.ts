@@ -123,7 +123,10 @@ export const isFlag = (t: string) => /^(?:--?[A-Za-z][\w-]*(?:=\S*)?|@@|@latest)
 /** Code, not a shell command: calls, attributes, paths into modules, keywords with colons, capitalised names. */
 export const looksLikeCode = (t: string) => /[()[\]{}]|::|^[.#@!?](?!\.?\/)|:$|^[A-Z]|^\w+\s*=|^(?:except|def|class|let|const|var|fn|pub|impl|import|from|return|if|for|while|async|await|match)\b/.test(t) && !/^[\w.-]+\s+\*?\s*\|/.test(t);
 /** A span that can be a shell command: starts with a lowercase program name. */
+const ENV_PREFIX = /^(?:[A-Z_][A-Z0-9_]*=\S*\s+)+(?=[a-z0-9_.\/~])/;
 export function looksLikeCommand(t: string): boolean {
+  // ("`USE_SYSTEM_BUN=1 bun test <file>`": environment assignments before a command are no code)
+  if (t.charCodeAt(0) <= 90 && ENV_PREFIX.test(t)) t = t.replace(ENV_PREFIX, "");
   if (looksLikeCode(t) || isFlag(t)) return false;
   const first = t.split(/\s+/)[0]!;
   if (!/^(?:[A-Z_][A-Z0-9_]*=\S*\s+)*[a-z0-9_.\/~][\w.\/+~-]*$/.test(first) && !/^[A-Z_][A-Z0-9_]*=/.test(first)) return false;

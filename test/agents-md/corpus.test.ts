@@ -25,7 +25,7 @@ describe("AGENTS.md corpus", () => {
       expect(f.repo, f.id).toMatch(/^[\w.-]+\/[\w.-]+$/);
       expect(f.commit, f.id).toMatch(/^[0-9a-f]{40}$/);
       expect(["MIT", "Apache-2.0", "BSD-3-Clause", "BSD-2-Clause", "ISC", "MPL-2.0"], f.id).toContain(f.licence);
-      expect(["tune", "held-out"], f.id).toContain(f.split);
+      expect(["tune", "held-out", "held-out-2"], f.id).toContain(f.split);
       const lines = f.md.split("\n");
       for (const l of f.labels) {
         expect(lines[l.line - 1]?.trim().slice(0, 160), `${f.id}:${l.line}`).toBe(l.text);

@@ -3,7 +3,7 @@
  * test/agents-md/corpus.test.ts and `node bench/run.mjs agents-md`).
  *
  * Each `<id>.md` is a real instruction file; `<id>.json` holds its repository, path, commit and licence,
- * its split ("tune" or "held-out", fixed before the compiler was tuned) and labels: the lines a careful
+ * its split ("tune", "held-out" or "held-out-2", fixed before the compiler ran on it) and labels: the lines a careful
  * engineer would want enforced (`deny`, `ask`, `reminder`) with calls the compiled line must catch and
  * calls it must not, plus `advice` lines whose calls must pass. A call is "Bash: <command>",
  * "Edit: <path>", "Write: <path>" or "Read: <path>", paths relative to the file's directory.
@@ -42,7 +42,8 @@ export interface CorpusFile {
   path: string;
   commit: string;
   licence: string;
-  split: "tune" | "held-out";
+  /** "held-out-2": a second set of fresh files, labelled 2026-12-04 before the compiler ran on them, measured once. */
+  split: "tune" | "held-out" | "held-out-2";
   labels: Label[];
 }
 

@@ -245,6 +245,21 @@ describe("AGENTS.md phrasings (issue 17)", () => {
     // a description stays out of the list
     expect(kinds("The router lives in `src/router.ts`.\n")).toEqual([]);
   });
+  it("round of 2026-12-04 (bun, airflow, electron docs): 'only push after running X', 'until', participles after 'instead of', sources after 'generated from', env-prefixed told commands", () => {
+    expectEffects("**ONLY** push up changes after running `bun bd test <file>` and ensuring your tests pass.\n", { "Bash: git push origin claude/x": "remind", "Bash: git commit -m x": "" });
+    expectEffects("Don't push until `make lint` is clean.\n", { "Bash: git push": "remind" });
+    expect(c("Never push until asked.").reminders).toEqual([]);
+    expectEffects("Keep your branch rebased instead of merged.\n", { "Bash: git merge main": "deny", "Bash: git rebase main": "" });
+    // a merge in a plain ban has an object the call does not show ("never merge directly" into `master`)
+    expect(c("`master` = last released state — never merge directly").rules).toEqual([]);
+    // what "generated from `x`" names is the source
+    expect(c("Many files are auto-generated from `.classes.ts` and other sources.").rules).toEqual([]);
+    expectEffects("`api.d.ts` is generated from `schema.json`.\n", { "Edit: api.d.ts": "deny", "Edit: schema.json": "" });
+    // a command the file tells the agent to run, behind an environment assignment and with a placeholder, is a conflict for the ban
+    const out = c("- Never use `bun test` directly.\n- Verify your test fails with `USE_SYSTEM_BUN=1 bun test <file>`.\n");
+    expect(out.rules).toEqual([]);
+    expect(out.unenforced.find((u) => u.kind === "conflict")).toMatchObject({ line: 1, why: expect.stringContaining("USE_SYSTEM_BUN=1 bun test <file>") });
+  });
   it("nothing dropped silently, the net: negative forms, normative statements, bare imperatives, a trigger with a command, items under a heading of rules", () => {
     const lines = (md: string) => {
       const out = c(md);
