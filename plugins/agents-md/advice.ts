@@ -52,7 +52,7 @@ function readsLikeInstruction(t: string, unlabelled: string): boolean {
   if (NEGATIVE.test(t) || NORMATIVE.test(t)) return true;
   const bare = unlabelled.replace(LEAD_ADVERBS, "");
   if (NET_VERB.test(bare) || NO_NOUN.test(bare) || (w(bare) && NET_VERB.test(bare.slice(w(bare)!)))) return true;
-  if (t.includes("`") && (TRIGGER_LEAD.test(t) || TRIGGER_LEAD.test(unlabelled) || CLAUSE_IMPERATIVE.test(t))) return true;
+  if (CLAUSE_IMPERATIVE.test(t) || (t.includes("`") && (TRIGGER_LEAD.test(t) || TRIGGER_LEAD.test(unlabelled)))) return true;
   return false;
 }
 

@@ -239,7 +239,7 @@ function plainCommands(gov: string): string[] {
 
 /** Actions named in words ("create a PR", "update dependencies", "push to `develop`"). */
 // (a word every phrase needs: most governed words name none of them)
-const PHRASE_GATE = /draft|\bprs?\b|pull|issue|comment|release|github|push|amend|squash|rebase|reset|stash|worktree|branch|dep|packag|\bci\b/i;
+const PHRASE_GATE = /draft|\bprs?\b|pull|issue|comment|release|github|push|amend|squash|rebase|reset|stash|worktree|branch|dep|packag|\bci\b|new\s+files?/i;
 const NEAR = 8;
 function wordsBefore(s: string, at: number): number {
   let n = 0;

@@ -282,6 +282,22 @@ function fenceComments(f: Fence, st: State): void {
   }
 }
 
+/** A lead-in whose action waits for the files the list under it names: "Update X when changing:", "Regenerate the docs after editing any of:". */
+const REMIND_LEAD = /\b(?:update|regenerate|rebuild|re-?run|run|review|document|bump)\b.*\b(?:when|whenever|after|if\s+you)\s+(?:changing|editing|modifying|touching|you\s+(?:change|edit|modify|touch))\b[^:]*:$/i;
+interface RemindLead {
+  line: number;
+  text: string;
+  paths: string[];
+}
+/** The reminder of a lead-in, once the list under it has been read: after edits of the paths its items name (none: nothing to scope it to, it stays advice). */
+function endLead(l: RemindLead, st: State): undefined {
+  if (!l.paths.length) return undefined;
+  const { out } = st;
+  out.unenforced = out.unenforced.filter((u) => u.line !== l.line);
+  out.reminders.push({ file: st.file, line: l.line, text: l.text, scope: st.scope, paths: [...new Set(l.paths)], run: [], on: "edit", action: plain(l.text).replace(/:\s*$/, "") });
+  return undefined;
+}
+
 /** A definition-list entry ("`site/`: built output", "[x](x.md)"), a description rather than an instruction. */
 const DEFINITION = /^(?:`[^`]+`(?:\s*(?:,|and|or)\s*`[^`]+`)*|\*\*[^*]+\*\*|\[[^\]]+\]\([^)]*\))\s*(?:[—–:-]|$)|^\[[^\]]+\]\([^)]*\)\s*$/;
 /** Headings whose list items are instructions: rules, boundaries, do's and don'ts, requirements, checklists. */
@@ -316,6 +332,7 @@ export function compileAgentsMd(text: string, file: string, scope: string): Comp
   }
   for (const f of fences) if (f.tag !== "toolhost" && f.tag !== "rules") fenceComments(f, st);
   let lead: string | undefined;
+  let remLead: RemindLead | undefined;
   // the heading or paragraph lead-in whose list items are instructions (the net: they are listed when they compile to nothing)
   let netHeading: string | undefined;
   let netLead: string | undefined;
@@ -328,6 +345,8 @@ export function compileAgentsMd(text: string, file: string, scope: string): Comp
       if (PROHIBIT.test(item.text) || ASK.test(item.text)) out.unenforced.push({ file, line: item.line, text: item.text, why: `line longer than 4000 characters`, kind: "data" });
       continue;
     }
+    if (remLead && (item.heading || !item.bullet)) remLead = endLead(remLead, st);
+    if (remLead && item.bullet && !REMIND_LEAD.test(plain(item.text))) for (const x of spans(item.text)) if (!/\s/.test(x.text) && looksLikePath(x.text) && /[/*]|\.[a-z]{1,5}$/i.test(x.text)) remLead.paths.push(pathSpec(x.text));
     if (item.heading) {
       netHeading = INSTRUCTION_HEADING.test(item.text) ? plain(item.text).trim() : undefined;
       netLead = undefined;
@@ -372,8 +391,15 @@ export function compileAgentsMd(text: string, file: string, scope: string): Comp
     if (next) lead = next;
     else if (!item.bullet) lead = undefined;
     if (!item.bullet && last && last.text.endsWith(":")) listWhen = leadTrigger(plain(last.text).trim());
+    // "Update ARCHITECTURE.md when changing core components:" over a (sub-)list that names the files: a reminder after edits of them
+    // (an action through a pronoun, "Run it when you change:", names nothing the reminder could say)
+    if (last && REMIND_LEAD.test(plain(last.text).trim()) && !/\b(?:update|regenerate|rebuild|re-?run|run|review|document|bump)\s+(?:it|them|this|these|that|those)\b/i.test(last.text)) {
+      if (remLead) remLead = endLead(remLead, st);
+      remLead = { line: lineOf(item, last.at), text: last.text, paths: [] };
+    }
     if (!item.bullet) st.prev = st.prev.slice();
   }
+  if (remLead) endLead(remLead, st);
   resolveConflicts(st);
   return out;
 }

@@ -62,6 +62,8 @@ export const PHRASES: Array<{ re: RegExp; rules: string[] }> = [
   { re: /\bpush(?:ing)?\s+(?:directly\s+)?(?:to\s+)?`?(main|master)`?(?![\w-])|\bpush(?:ing)?\s+(?:directly\s+)?(?:to|on|onto|into)\s+(?:the\s+)?`([\w./-]+)`/i, rules: ["Bash(git push * $1 *)"] },
   { re: /\b(?:updat(?:e|ing)|upgrad(?:e|ing)|bump(?:ing)?)\s+(?:the\s+|any\s+)?(?:dependencies|dependency|packages|deps)\b/i, rules: ["Bash(npm update *)", "Bash(yarn upgrade *)", "Bash(yarn up *)", "Bash(pnpm update *)", "Bash(pnpm up *)", "Bash(cargo update *)", "Bash(poetry update *)", "Bash(uv lock --upgrade *)"] },
   { re: /\b(?:add(?:ing)?|install(?:ing)?)\s+(?:new\s+|any\s+|more\s+)?(?:dependencies|dependency|packages?|deps)\b/i, rules: ["Bash(uv add *)", "Bash(poetry add *)", "Bash(pnpm add *)", "Bash(yarn add *)", "Bash(npm install *)", "Bash(cargo add *)", "Bash(go get *)"] },
+  // ("Ask before generating new files": a new file is written with Write; editing one is not)
+  { re: /\b(?:creat|generat|add|writ|introduc)(?:e|es|ing)?\s+(?:any\s+|a\s+|more\s+)?new\s+files?\b/i, rules: ["Write"] },
   { re: /\b(?:modify|modifying|change|changing|edit|editing|touch|touching)\s+(?:the\s+)?ci\b/i, rules: ["Edit(.github/workflows/**)", "Edit(.gitlab-ci.yml)", "Edit(.circleci/**)"] },
 ];
 

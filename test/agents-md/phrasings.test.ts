@@ -260,6 +260,15 @@ describe("AGENTS.md phrasings (issue 17)", () => {
     expect(out.rules).toEqual([]);
     expect(out.unenforced.find((u) => u.kind === "conflict")).toMatchObject({ line: 1, why: expect.stringContaining("USE_SYSTEM_BUN=1 bun test <file>") });
   });
+  it("round of 2026-12-04 (zod, turborepo): 'ask before generating new files', an update lead-in over a sub-list that names the files", () => {
+    expectEffects("- Ask before generating new files\n", { "Write: src/new.ts": "ask", "Edit: src/old.ts": "" });
+    const md = "- **[ARCHITECTURE.md](./ARCHITECTURE.md)** - Update when changing core `turbo run` components:\n  - Run builder, task graph\n  - Any files in `crates/lib/src/run/` or `crates/cache/`\n\n- **[CONTRIBUTING.md](./CONTRIBUTING.md)** - Update when changing:\n  - Build process or development setup\n";
+    const out = expectEffects(md, { "Edit: crates/lib/src/run/builder.rs": "remind", "Edit: crates/cache/src/lib.rs": "remind", "Edit: crates/lib/src/cli.rs": "" });
+    expect(out.reminders.map((r) => r.line)).toEqual([1]);
+    // a lead-in whose list names no file stays advice; an action through a pronoun names nothing
+    expect(out.unenforced.some((u) => u.line === 5)).toBe(true);
+    expect(c("Run it when you change:\n- `src/agents/` (library code).\n").reminders).toEqual([]);
+  });
   it("nothing dropped silently, the net: negative forms, normative statements, bare imperatives, a trigger with a command, items under a heading of rules", () => {
     const lines = (md: string) => {
       const out = c(md);
