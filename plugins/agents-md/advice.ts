@@ -36,30 +36,29 @@ const NO_NOUN = /^no\s+(?!one\b|longer\b|need\b|matter\b|more\b|other\b|such\b)[
 /** "`make fmt` — run it after edits", "`dist/`: do not edit": a clause after a dash or a colon that is an imperative. */
 const CLAUSE_IMPERATIVE = /(?:\s[—–-]\s|:\s|\(\s*)(?:please\s+|always\s+|also\s+|then\s+|only\s+)?(?:run|use|edit|update|regenerate|keep|add|call|invoke|execute|install|commit|push|check|verify|never|avoid)\b/i;
 
+// (one scan each: the modal and negative words and the normative statements together, a verb first from either list)
+const WORDS = new RegExp(`${MODAL.source}|${NEGATIVE.source}|${NORMATIVE.source}`, "i");
+const VERB_FIRST = new RegExp(`${IMPERATIVE.source}|${NET_VERB.source}`, "i");
+const RUN_SPAN = /\b(?:run|use|execute|invoke)\s+`/i;
+
 /** Whether a sentence reads like an instruction (as opposed to description). */
-export function isInstruction(s: string): boolean {
-  if (MODAL.test(s) || (s.includes("`") && /\b(?:run|use|execute|invoke)\s+`/i.test(s))) return true;
-  // after a short "Label: " lead, or the whole sentence (the same test twice when there is no lead)
+/**
+ * `noKeys`: the caller's key-word scan (compile.ts KEYS) found none of its words, which covers every word of
+ * WORDS but these: the rest of WORDS cannot match, so only these are scanned for.
+ */
+const WORDS_NO_KEYS = /\b(?:always|ensure|make\s+sure|required|needs?\s+to|have\s+to|remember|important|critical|disallowed|banned|off-limits|refrain)\b/i;
+export function isInstruction(s: string, noKeys = false): boolean {
+  if ((noKeys ? WORDS_NO_KEYS : WORDS).test(s) || (s.includes("`") && RUN_SPAN.test(s))) return true;
+  // after a short "Label: " lead, or the whole sentence; after leading adverbs ("Also", "Then", "First,")
   const t = s.trim();
   const unlabelled = s.includes(":") ? s.replace(/^[^:]{0,40}:\s+/, "").trim() : t;
-  if (IMPERATIVE.test(unlabelled) || (unlabelled !== t && IMPERATIVE.test(t))) return true;
-  const w = WHEN_THEN.exec(unlabelled);
-  if (w && IMPERATIVE.test(unlabelled.slice(w[0].length))) return true;
-  return readsLikeInstruction(t, unlabelled);
-}
-
-function readsLikeInstruction(t: string, unlabelled: string): boolean {
-  if (NEGATIVE.test(t) || NORMATIVE.test(t)) return true;
   const bare = unlabelled.replace(LEAD_ADVERBS, "");
-  if (NET_VERB.test(bare) || NO_NOUN.test(bare) || (w(bare) && NET_VERB.test(bare.slice(w(bare)!)))) return true;
-  if (CLAUSE_IMPERATIVE.test(t) || (t.includes("`") && (TRIGGER_LEAD.test(t) || TRIGGER_LEAD.test(unlabelled)))) return true;
-  return false;
-}
-
-/** The offset after a leading condition clause ("If the build fails, …"), if any. */
-function w(s: string): number | undefined {
-  const m = WHEN_THEN.exec(s);
-  return m ? m[0].length : undefined;
+  if (VERB_FIRST.test(bare) || NO_NOUN.test(bare) || (unlabelled !== t && VERB_FIRST.test(t))) return true;
+  // "When creating or moving files, update …": a leading condition, then an imperative
+  const w = WHEN_THEN.exec(bare);
+  if (w && VERB_FIRST.test(bare.slice(w[0].length))) return true;
+  if ((t.includes(" - ") || t.includes(" — ") || t.includes(" – ") || t.includes(": ") || t.includes("(")) && CLAUSE_IMPERATIVE.test(t)) return true;
+  return t.includes("`") && (TRIGGER_LEAD.test(t) || TRIGGER_LEAD.test(unlabelled));
 }
 
 /** The kind and reason for an instruction that compiled to nothing, given what the compiler said about it. */

@@ -100,7 +100,7 @@ function compileSentence(raw: string, line: number, item: Item, st: State): void
   const keys = keywords(s);
   if (!keys.any && !sp.length) {
     // prose with no key word and no code span: at most guidance or style advice
-    if (isInstruction(s)) out.unenforced.push({ file, line, text, ...classify(s, [], false) });
+    if (isInstruction(s, true)) out.unenforced.push({ file, line, text, ...classify(s, [], false) });
     return;
   }
   // every prohibition and ask word is a key word (so without one, neither can match): tested once per sentence
@@ -127,7 +127,7 @@ function compileSentence(raw: string, line: number, item: Item, st: State): void
       if (!shaped(s, ctx, keys) && bans) compileBans(s, ctx);
     }
   }
-  if (!rem && !n && (isInstruction(s) || why.length)) out.unenforced.push({ file, line, text, ...classify(s, why, banLike) });
+  if (!rem && !n && (why.length || isInstruction(s, !keys.any))) out.unenforced.push({ file, line, text, ...classify(s, why, banLike) });
   if (sp.length) st.prev = sp.map((x) => x.text);
 }
 
@@ -346,7 +346,7 @@ export function compileAgentsMd(text: string, file: string, scope: string): Comp
       continue;
     }
     if (remLead && (item.heading || !item.bullet)) remLead = endLead(remLead, st);
-    if (remLead && item.bullet && !REMIND_LEAD.test(plain(item.text))) for (const x of spans(item.text)) if (!/\s/.test(x.text) && looksLikePath(x.text) && /[/*]|\.[a-z]{1,5}$/i.test(x.text)) remLead.paths.push(pathSpec(x.text));
+    if (remLead && item.bullet && item.text.includes("`") && !(item.text.trimEnd().endsWith(":") && REMIND_LEAD.test(plain(item.text).trim()))) for (const x of spans(item.text)) if (!/\s/.test(x.text) && looksLikePath(x.text) && /[/*]|\.[a-z]{1,5}$/i.test(x.text)) remLead.paths.push(pathSpec(x.text));
     if (item.heading) {
       netHeading = INSTRUCTION_HEADING.test(item.text) ? plain(item.text).trim() : undefined;
       netLead = undefined;
@@ -393,7 +393,7 @@ export function compileAgentsMd(text: string, file: string, scope: string): Comp
     if (!item.bullet && last && last.text.endsWith(":")) listWhen = leadTrigger(plain(last.text).trim());
     // "Update ARCHITECTURE.md when changing core components:" over a (sub-)list that names the files: a reminder after edits of them
     // (an action through a pronoun, "Run it when you change:", names nothing the reminder could say)
-    if (last && REMIND_LEAD.test(plain(last.text).trim()) && !/\b(?:update|regenerate|rebuild|re-?run|run|review|document|bump)\s+(?:it|them|this|these|that|those)\b/i.test(last.text)) {
+    if (last && last.text.trimEnd().endsWith(":") && REMIND_LEAD.test(plain(last.text).trim()) && !/\b(?:update|regenerate|rebuild|re-?run|run|review|document|bump)\s+(?:it|them|this|these|that|those)\b/i.test(last.text)) {
       if (remLead) remLead = endLead(remLead, st);
       remLead = { line: lineOf(item, last.at), text: last.text, paths: [] };
     }
