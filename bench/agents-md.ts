@@ -24,12 +24,13 @@ function corpusFigures(verbose: boolean, heldOutMisses: boolean): number {
   const all = loadCorpus();
   console.log("# AGENTS.md rules benchmark\n");
   console.log(`corpus: ${all.length} real files from ${new Set(all.map((f) => f.repo)).size} repositories (test/agents-md/corpus/)`);
-  for (const split of ["tune", "held-out"] as const) {
+  // held-out-2: a second set of fresh files (2026-12-04), labelled before the compiler ran on them, also measured blind
+  for (const split of ["tune", "held-out", "held-out-2"] as const) {
     const files = all.filter((f) => f.split === split);
     const s = score(files);
     const m = summary(s);
     const f1 = (x: number) => `${x.toFixed(1)}%`;
-    console.log(`  ${split.padEnd(8)} ${String(s.files).padStart(2)} files ${String(s.lines).padStart(5)} lines · recall ${f1(m.recall)} (${s.recalled}/${s.enforceable} enforceable lines; target ≥ 70%) · precision ${f1(m.precision)} (${s.correctLines}/${s.compiledLines} compiled lines; ≥ 90%) · silent drops ${f1(m.silent)} (${s.silent}; 0%) · over-blocking ${f1(m.overBlock)} (${s.overBlocked}/${s.mustNot} must-not calls; ≤ 2%)`);
+    console.log(`  ${split.padEnd(10)} ${String(s.files).padStart(2)} files ${String(s.lines).padStart(5)} lines · recall ${f1(m.recall)} (${s.recalled}/${s.enforceable} enforceable lines; target ≥ 70%) · precision ${f1(m.precision)} (${s.correctLines}/${s.compiledLines} compiled lines; ≥ 90%) · silent drops ${f1(m.silent)} (${s.silent}; 0%) · over-blocking ${f1(m.overBlock)} (${s.overBlocked}/${s.mustNot} must-not calls; ≤ 2%)`);
     if (split === "tune" ? verbose : heldOutMisses) for (const x of [...s.misses.map((t) => `miss ${t}`), ...s.wrong.map((t) => `wrong ${t}`), ...s.blocked.map((t) => `blocked ${t}`)]) console.log(`      ${x}`);
   }
   const lines = all.reduce((n, f) => n + f.md.split("\n").length, 0);

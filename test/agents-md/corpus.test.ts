@@ -15,7 +15,9 @@ const corpus = loadCorpus();
 // benchmark prints both splits against the targets.
 const FLOORS = {
   tune: { recall: 83, precision: 96, silent: 0.5, overBlock: 1.5 },
-  "held-out": { recall: 41, precision: 67, silent: 7.5, overBlock: 1 },
+  "held-out": { recall: 41, precision: 67, silent: 4, overBlock: 1 },
+  // (4 files added 2026-12-04 and labelled before the compiler ran on them, measured once: 25% / 50% / 16.7% / 0%)
+  "held-out-2": { recall: 24, precision: 49, silent: 17, overBlock: 1 },
 };
 
 describe("AGENTS.md corpus", () => {
@@ -35,9 +37,10 @@ describe("AGENTS.md corpus", () => {
       }
     }
     expect(corpus.filter((f) => f.split === "held-out").length).toBeGreaterThanOrEqual(5);
+    expect(corpus.filter((f) => f.split === "held-out-2").length).toBeGreaterThanOrEqual(4);
   });
 
-  for (const split of ["tune", "held-out"] as const) {
+  for (const split of ["tune", "held-out", "held-out-2"] as const) {
     it(`${split}: recall, precision, silent drops and over-blocking hold their floors`, () => {
       const s = score(corpus.filter((f) => f.split === split));
       const m = summary(s);
