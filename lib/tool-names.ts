@@ -1,7 +1,16 @@
 /** Claude Code's tool names that rules, hooks and plugins refer to: one copy for everyone. */
 
-/** Legacy tool names still accepted in permission rules and hook matchers (SDK LEGACY_TOOL_NAME_ALIASES). */
-export const TOOL_ALIASES: Readonly<Record<string, string>> = Object.freeze({
+function table(entries: Record<string, string>): Readonly<Record<string, string>> {
+  return Object.freeze(Object.assign(Object.create(null) as Record<string, string>, entries));
+}
+
+/**
+ * Legacy tool names still accepted in permission rules and hook matchers (SDK LEGACY_TOOL_NAME_ALIASES).
+ * Tables indexed by a tool name have no prototype: `TOOL_ALIASES["toString"]` is undefined, not
+ * Object.prototype's function (a tool named "toString" once got a function as its canonical name, and a deny
+ * rule on it never matched).
+ */
+export const TOOL_ALIASES: Readonly<Record<string, string>> = table({
   Task: "Agent",
   KillShell: "TaskStop",
   KillBash: "TaskStop",
@@ -12,7 +21,7 @@ export const TOOL_ALIASES: Readonly<Record<string, string>> = Object.freeze({
 });
 
 /** Editing tools and the input field that names the file they change. */
-export const EDIT_TOOL_FILE_FIELD: Readonly<Record<string, string>> = Object.freeze({
+export const EDIT_TOOL_FILE_FIELD: Readonly<Record<string, string>> = table({
   Edit: "file_path",
   MultiEdit: "file_path",
   Write: "file_path",

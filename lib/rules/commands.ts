@@ -6,6 +6,7 @@
 import type { PathRef, ShellWord } from "./words.ts";
 import { readOnlyVerdict } from "./grammars/readonly.ts";
 import { sedArgs, sedBackup, sedScript, sedUnsafe } from "./grammars/sed.ts";
+import { nullProto } from "../null-proto.ts";
 
 /** Variables that may prefix an allowed command without being named in the rule. */
 export const SAFE_ENV = new Set(
@@ -15,7 +16,7 @@ export const SAFE_ENV = new Set(
 export const WRAPPERS = new Set(["timeout", "time", "nice", "nohup", "stdbuf", "command", "builtin", "noglob", "env", "xargs"]);
 export const SHELLS = new Set(["bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "ash", "busybox"]);
 /** Programs that run the rest of their arguments as a command. value = positionals to skip before it. */
-export const EXEC_THROUGH: Record<string, { skip: number; opts?: string; long?: string[] }> = {
+export const EXEC_THROUGH: Record<string, { skip: number; opts?: string; long?: string[] }> = nullProto({
   sudo: { skip: 0, opts: "ugh pCDrtUT", long: ["user", "group", "host", "prompt", "chdir", "close-from", "role", "type", "other-user", "command-timeout", "chroot"] },
   doas: { skip: 0, opts: "uC" },
   setsid: { skip: 0 },
@@ -43,9 +44,9 @@ export const EXEC_THROUGH: Record<string, { skip: number; opts?: string; long?: 
   valgrind: { skip: 0 },
   catchsegv: { skip: 0 },
   dbus_launch: { skip: 0 },
-};
+});
 /** Two-word heads that run a command: "npm exec", "docker exec CONTAINER" … */
-export const EXEC_THROUGH2: Record<string, { skip: number; afterDashDash?: boolean }> = {
+export const EXEC_THROUGH2: Record<string, { skip: number; afterDashDash?: boolean }> = nullProto({
   "npm exec": { skip: 0 },
   "npm x": { skip: 0 },
   "bun x": { skip: 0 },
@@ -65,7 +66,7 @@ export const EXEC_THROUGH2: Record<string, { skip: number; afterDashDash?: boole
   "mise x": { skip: 0, afterDashDash: true },
   "direnv exec": { skip: 1 },
   "nix-shell --run": { skip: 0 },
-};
+});
 /** Programs whose later words are data, never commands (no "suspect" scan). */
 export const DATA_HEADS = new Set(
   "echo printf grep egrep fgrep rg ag ack man which type whatis apropos help info tldr git npm yarn pnpm cargo go make docker podman kubectl gh brew apt apt-get pip pip3 curl wget jq yq sed awk test [ [[ cat head tail less more wc sort uniq cut tr ls find cd pwd true false set export declare local readonly unset alias".split(" "),
@@ -78,7 +79,7 @@ export const READ_ONLY = new Set(
 export const GIT_READ_ONLY = new Set("status log diff show rev-parse ls-files ls-tree blame describe shortlog reflog cat-file grep whatchanged merge-base show-ref count-objects version help".split(" "));
 
 /** Readers: which operands are file paths. `pattern`: the first operand is a pattern/script. `argOpts`: short options taking a value. */
-export const READERS: Record<string, { pattern?: boolean; argOpts?: string; fileOpts?: string }> = {
+export const READERS: Record<string, { pattern?: boolean; argOpts?: string; fileOpts?: string }> = nullProto({
   cat: {}, tac: {}, nl: { argOpts: "bdfhilnsvw" }, head: { argOpts: "nc" }, tail: { argOpts: "ncs" }, less: {}, more: {}, bat: { argOpts: "lrH" }, batcat: { argOpts: "lrH" },
   view: {}, od: { argOpts: "AjNtw" }, xxd: { argOpts: "cglos" }, hexdump: { argOpts: "enfs" }, strings: { argOpts: "nte" }, base64: { argOpts: "w" },
   md5sum: {}, sha1sum: {}, sha256sum: {}, sha512sum: {}, cksum: {}, wc: {}, sort: { argOpts: "kto" , fileOpts: "" }, uniq: { argOpts: "fsw" }, cut: { argOpts: "bcdf" },
@@ -88,9 +89,9 @@ export const READERS: Record<string, { pattern?: boolean; argOpts?: string; file
   sed: { pattern: true, argOpts: "efl", fileOpts: "f" }, awk: { pattern: true, argOpts: "fvF", fileOpts: "f" }, gawk: { pattern: true, argOpts: "fvF", fileOpts: "f" },
   jq: { pattern: true, argOpts: "", fileOpts: "" }, yq: { pattern: true },
   ls: { argOpts: "IwT" }, tree: { argOpts: "LIP" }, du: { argOpts: "dB" }, find: {}, source: {}, ".": {}, rev: {}, tar: {}, zcat: {}, gzip: {}, bzcat: {}, xzcat: {}, zless: {}, zgrep: { pattern: true, argOpts: "efmABC" },
-};
+});
 /** Commands whose operands are written (Edit rules): value = which operands. */
-export const WRITERS: Record<string, "all" | "last" | "rest"> = { tee: "all", touch: "all", mkdir: "all", rm: "all", rmdir: "all", truncate: "all", mv: "all", cp: "last", ln: "last", install: "last", chmod: "rest", chown: "rest", chgrp: "rest", shred: "all", unlink: "all" };
+export const WRITERS: Record<string, "all" | "last" | "rest"> = nullProto({ tee: "all", touch: "all", mkdir: "all", rm: "all", rmdir: "all", truncate: "all", mv: "all", cp: "last", ln: "last", install: "last", chmod: "rest", chown: "rest", chgrp: "rest", shred: "all", unlink: "all" });
 export const EDIT_OPS = new Set(["mkdir", "touch", "mv", "cp"]);
 /** Whether a command is an edit that acceptEdits approves inside the working directories (`mkdir touch mv cp`, a harmless `sed -i`). */
 export function editCommand(name: string, vals: readonly string[]): boolean {

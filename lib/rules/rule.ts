@@ -60,7 +60,7 @@ export const KNOWN_TOOLS = new Set(
 );
 
 export function canonicalTool(name: string): string {
-  return TOOL_ALIASES[name] ?? name;
+  return TOOL_ALIASES[name] ?? name; // no prototype (lib/tool-names.ts): "toString" is a tool name here
 }
 
 const TOOL_NAME = /^[A-Za-z0-9_*.-]+$/;

@@ -9,6 +9,7 @@ import { EXEC_THROUGH, EXEC_THROUGH2, SHELLS } from "./commands.ts";
 import { literalOutput, staticValue, type ExpandEnv } from "./expand.ts";
 import { sedArgs, sedScript } from "./grammars/sed.ts";
 import { grammar, parseArgs } from "./grammars/options.ts";
+import { nullProto } from "../null-proto.ts";
 
 /** What a command runs besides itself, collected while reading its words. */
 export interface CodeRun {
@@ -224,11 +225,11 @@ function parallel(_name: string, words: ShellWord[], run: CodeRun): boolean {
  * Options of programs that run a shell string: `su -c CMD`, `runuser -u U -c CMD`, `script -qc CMD FILE`, in every
  * spelling getopt accepts (`-qc CMD`, `-cCMD`, `--command CMD`, `--command=CMD`, `--comm=CMD`). Plain options first.
  */
-const DASH_C: Record<string, { spec: string; keys: string[] }> = {
+const DASH_C: Record<string, { spec: string; keys: string[] }> = nullProto({
   su: { spec: "flmpPhV c: C: g: G: s: w: --command=>c --session-command=>C --login>l --preserve-environment>m --pty>P --fast>f --shell=>s --group=>g --supp-group=>G --whitelist-environment=>w --help --version", keys: ["c", "C"] },
   runuser: { spec: "flmpPhV c: C: g: G: s: u: w: --command=>c --session-command=>C --login>l --preserve-environment>m --pty>P --fast>f --shell=>s --group=>g --supp-group=>G --user=>u --whitelist-environment=>w --help --version", keys: ["c", "C"] },
   script: { spec: "aefqhV c: E: I: O: B: T: m: t:: --command=>c --append>a --return>e --flush>f --force --quiet>q --echo=>E --log-in=>I --log-out=>O --log-io=>B --log-timing=>T --logging-format=>m --timing=?>t --output-limit= --help --version", keys: ["c"] },
-};
+});
 
 /** `su -c`, `runuser -c`, `script -c` (and BSD `script [-q] FILE CMD…`): the string or words they run. */
 function dashC(name: string, words: ShellWord[], run: CodeRun, ctx: RunContext): boolean {

@@ -5,6 +5,7 @@
 import path from "node:path";
 import { MemoryStore } from "./memory.ts";
 import { SessionStoreError, type SessionStore, type StoreOptions } from "./types.ts";
+import { nullProto } from "../null-proto.ts";
 
 export * from "./types.ts";
 export { checkSessionId, sessionIdProblem, DEFAULT_LIMITS, MAX_ID_LENGTH } from "./limits.ts";
@@ -38,7 +39,7 @@ export interface OpenContext {
 
 export type BackendFactory = (cfg: SessionsConfig, opts: StoreOptions, ctx: OpenContext) => Promise<SessionStore>;
 
-export const BACKENDS: Record<string, BackendFactory> = {
+export const BACKENDS: Record<string, BackendFactory> = nullProto({
   memory: async (_cfg, opts) => new MemoryStore(opts),
   // Imported only when chosen: a host that keeps sessions elsewhere never loads the Redis client.
   redis: async (cfg, opts) => {
@@ -46,7 +47,7 @@ export const BACKENDS: Record<string, BackendFactory> = {
     return (await import("./redis.ts")).openRedisStore({ ...opts, url: cfg.url, prefix: cfg.prefix });
   },
   sqlite: async (cfg, opts, ctx) => new (await import("./sqlite.ts")).SqliteStore(sqlitePath(cfg, ctx), opts),
-};
+});
 
 /** The SQLite file: `sessions.path` (relative to TOOLHOST_HOME), default TOOLHOST_HOME/sessions.db. */
 export function sqlitePath(cfg: SessionsConfig, ctx: OpenContext): string {

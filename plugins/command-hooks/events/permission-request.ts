@@ -4,6 +4,7 @@ import { isInside } from "../../../lib/fs-path.ts";
 import { permissionAnswer } from "../aggregate.ts";
 import { fire, type Runtime } from "../dispatch.ts";
 import type { Effect } from "../interpret.ts";
+import { nullProto } from "../../../lib/null-proto.ts";
 
 /** The permissions plugin's check: may this plugin's hook allow this call's tool? (A refusal is traced there.) */
 interface Grants {
@@ -27,7 +28,7 @@ function grantedOnly(rt: Runtime, call: CallState, effects: Effect[]): Effect[] 
 }
 
 const EDIT_TOOLS = new Set(["Write", "Edit", "MultiEdit", "NotebookEdit"]);
-const PATH_FIELD: Record<string, string> = { Read: "file_path", Write: "file_path", Edit: "file_path", MultiEdit: "file_path", NotebookEdit: "notebook_path", Glob: "path", Grep: "path" };
+const PATH_FIELD: Record<string, string> = nullProto({ Read: "file_path", Write: "file_path", Edit: "file_path", MultiEdit: "file_path", NotebookEdit: "notebook_path", Glob: "path", Grep: "path" });
 
 /**
  * PermissionRequest's `permission_suggestions`: the "always allow" answers a person could pick, in Claude Code
