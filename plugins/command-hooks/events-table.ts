@@ -8,6 +8,7 @@
  * `matcher` names the input field the event's matcher filters on (none: the matcher is ignored, as in
  * Claude Code); `blocks` says whether exit 2 / `decision: "block"` blocks.
  */
+import { nullProto } from "../../lib/null-proto.ts";
 export type Runs = "call" | "turn" | "embedder" | "no";
 export interface EventRow {
   runs: Runs;
@@ -19,7 +20,7 @@ export interface EventRow {
 
 const NO_SUBAGENTS = "toolhost has no subagents, tasks or teammates";
 const NO_UI = "toolhost has no interactive UI of its own";
-export const HOOK_EVENTS: Record<string, EventRow> = {
+export const HOOK_EVENTS: Record<string, EventRow> = nullProto({
   PreToolUse: { runs: "call", matcher: "tool_name", blocks: true },
   PermissionRequest: { runs: "call", matcher: "tool_name" },
   PostToolUse: { runs: "call", matcher: "tool_name" },
@@ -54,7 +55,7 @@ export const HOOK_EVENTS: Record<string, EventRow> = {
   PreModelSwitch: { runs: "no", why: "toolhost makes no model calls" },
   PostModelSwitch: { runs: "no", why: "toolhost makes no model calls" },
   PreSkillShellCommand: { runs: "no", why: "toolhost runs no skills" },
-};
+});
 
 /** Events whose handlers this plugin compiles (every event something in toolhost fires). */
 export const RUN_EVENTS = new Set(Object.keys(HOOK_EVENTS).filter((e) => HOOK_EVENTS[e]!.runs !== "no"));

@@ -36,6 +36,17 @@ describe("hook maps checked by command-hooks", () => {
     }
   }, 180_000); // the first host of the file pays the import of every bundled plugin
 
+  it("an event named like an Object.prototype key (toString, constructor, __proto__) is an unknown event, not a known one", () => {
+    // JSON.parse makes "__proto__" an own key; HOOK_EVENTS was a plain object, so these read as known events
+    // (the "toString" handler was listed as "not run: undefined").
+    const json = `{"name":"p","hooks":{"toString":${JSON.stringify(good)},"constructor":${JSON.stringify(good)},"__proto__":${JSON.stringify(good)},"PreToolUse":${JSON.stringify(good)}}}`;
+    const root = writeTree(tmpdir(), { ".claude-plugin/plugin.json": JSON.parse(json) });
+    const lp = loadPlugin({ kind: "plugin-dir", path: root }, { projectDir: root });
+    const w = checkHookMaps(lp).map((p) => `${p.path}: ${p.message}`);
+    for (const e of ["toString", "constructor"]) expect(w.some((m) => m.startsWith(`/hooks/${e}: unknown hook event "${e}" is ignored`))).toBe(true);
+    expect(Object.keys(lp.components.hooks[0]!.value)).toEqual(["PreToolUse"]); // "__proto__" is never kept either
+  });
+
   it("a malformed matcher group is an error naming the file and JSON path, and the plugin does not load", async () => {
     const root = writeTree(tmpdir(), { ".claude-plugin/plugin.json": { name: "q" }, "hooks/hooks.json": { hooks: { PostToolUse: [{ matcher: "Edit" }] } } });
     const host = await createHost({ cwd: root, pluginDirs: [root] });

@@ -10,6 +10,7 @@ import type { Handler } from "../handlers.ts";
 import { label } from "../handlers.ts";
 import type { RunResult } from "../run.ts";
 import { HOOK_EVENTS } from "../events-table.ts";
+import { nullProto } from "../../../lib/null-proto.ts";
 
 export interface SessionEffect {
   context: string[];
@@ -23,10 +24,10 @@ export interface SessionEffect {
 type Json = Record<string, unknown>;
 const str = (v: unknown): string | undefined => (typeof v === "string" && v.trim() ? v : undefined);
 /** hookSpecificOutput fields an event may answer with, besides additionalContext. */
-const FIELDS: Record<string, string[]> = {
+const FIELDS: Record<string, string[]> = nullProto({
   SessionStart: ["initialUserMessage", "sessionTitle", "watchPaths", "reloadSkills"],
   UserPromptSubmit: ["sessionTitle", "suppressOriginalPrompt"],
-};
+});
 const CONTEXT_EVENTS = new Set(["SessionStart", "UserPromptSubmit", "Stop", "SubagentStop", "SubagentStart", "Notification", "PostCompact", "PreCompact"]);
 
 /** Claude Code's framing of a block, as the user (or, on Stop, the model) reads it. */
