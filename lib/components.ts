@@ -2,6 +2,7 @@
 import type { ProblemReport } from "../core/errors.ts";
 import type { Component, HookEventMap } from "../core/types.ts";
 import { substitute } from "./text.ts";
+import { setKey } from "./null-proto.ts";
 
 export interface ReadContext {
   plugin: string;
@@ -20,7 +21,7 @@ export function readHookMap(map: unknown, file: string, base: string, ctx: ReadC
     return [];
   }
   const events: HookEventMap = {};
-  for (const [event, groups] of Object.entries(map as Record<string, unknown>)) if (event !== "description") events[event] = substitute(groups, ctx.vars) as unknown[];
+  for (const [event, groups] of Object.entries(map as Record<string, unknown>)) if (event !== "description") setKey(events, event, substitute(groups, ctx.vars));
   return [{ file, jsonPath: base || "/", value: events }];
 }
 
@@ -36,7 +37,7 @@ export function readServerMap(key: string, map: unknown, file: string, base: str
       ctx.problems.push({ plugin: ctx.plugin, file, path: `${base}/${name}`, message: `server config must be an object`, severity: "error" });
       continue;
     }
-    ok[name] = substitute(cfg, ctx.vars);
+    setKey(ok, name, substitute(cfg, ctx.vars));
   }
   return [{ file, jsonPath: base || "/", value: ok }];
 }

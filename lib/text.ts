@@ -1,4 +1,5 @@
 /** Small text helpers shared by core and plugins: "did you mean" for typos, `${NAME}` placeholders. */
+import { setKey } from "./null-proto.ts";
 
 /** " (did you mean "X"?)" for the closest known word within edit distance 2, else "". */
 export function suggest(word: string, known: Iterable<string>): string {
@@ -37,7 +38,7 @@ export function substitute<T>(value: T, vars: Record<string, string>): T {
   if (Array.isArray(value)) return value.map((v) => substitute(v, vars)) as T;
   if (value && typeof value === "object") {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = substitute(v, vars);
+    for (const [k, v] of Object.entries(value)) setKey(out, k, substitute(v, vars));
     return out as T;
   }
   return value;

@@ -235,3 +235,18 @@ describe("permission lists: the permissions plugin's sub-schema", () => {
     expect(errors(load(arr))).toEqual([expect.objectContaining({ path: "/permissions", message: "must be object" })]);
   });
 });
+
+describe("a server or hook group named __proto__", () => {
+  it("is read as a key like any other (assigning it would have set the map's prototype and dropped it silently)", () => {
+    const root = tmpdir();
+    fs.mkdirSync(path.join(root, ".claude-plugin"), { recursive: true });
+    fs.writeFileSync(path.join(root, ".claude-plugin", "plugin.json"), JSON.stringify({ name: "p" }));
+    // written by hand: JSON.stringify of an object literal cannot make an own "__proto__" key
+    fs.writeFileSync(path.join(root, ".mcp.json"), '{"mcpServers": {"__proto__": {"command": "node", "args": ["${CLAUDE_PLUGIN_ROOT}/a.js"]}, "b": {"command": "node"}}}');
+    const lp = loadPlugin({ kind: "plugin-dir", path: root }, { projectDir: root });
+    const map = lp.components.mcpServers[0]!.value as Record<string, { args?: string[] }>;
+    expect(Object.keys(map)).toEqual(["__proto__", "b"]);
+    expect(Object.getPrototypeOf(map)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(map, "__proto__")!.value.args).toEqual([`${root}/a.js`]);
+  });
+});
