@@ -7,6 +7,7 @@
  */
 import { resolveFlag, type CallState } from "../../core/index.ts";
 import { analyzeBash } from "../../lib/rules/index.ts";
+import { nullProto } from "../../lib/null-proto.ts";
 
 export type Raise = "write" | "network";
 export const RAISES: readonly Raise[] = ["write", "network"];
@@ -19,7 +20,7 @@ const NETWORK_PROGRAMS = new Set([
   "aria2c", "lftp", "nmap", "dig", "nslookup", "host", "ping", "mosh", "gh", "glab", "aws", "gcloud", "az", "kubectl", "docker", "podman",
 ]);
 /** Subcommands that reach the network, per program. */
-const NETWORK_SUBCOMMANDS: Record<string, ReadonlySet<string>> = {
+const NETWORK_SUBCOMMANDS: Record<string, ReadonlySet<string>> = nullProto({
   git: new Set(["push", "fetch", "pull", "clone", "ls-remote", "remote", "submodule", "send-email", "request-pull"]),
   npm: new Set(["install", "i", "ci", "add", "publish", "update", "exec", "x", "view", "info", "login", "adduser", "unpublish", "dist-tag", "deprecate", "access", "owner", "token"]),
   pnpm: new Set(["install", "i", "add", "publish", "update", "up", "dlx", "exec", "view", "info", "login"]),
@@ -32,7 +33,7 @@ const NETWORK_SUBCOMMANDS: Record<string, ReadonlySet<string>> = {
   go: new Set(["get", "install", "mod"]),
   gem: new Set(["install", "push", "fetch", "update"]),
   twine: new Set(["upload"]),
-};
+});
 
 const base = (w: string) => w.slice(w.lastIndexOf("/") + 1);
 

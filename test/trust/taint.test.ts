@@ -68,7 +68,7 @@ describe("taint", () => {
   });
 
   it("network calls ask (curl, git push through bash -c), even under an allow rule; a deny rule still denies", async () => {
-    const h = await host(project(), { taint: { raise: ["network"] }, permissions: { allow: ["Bash(curl *)", "Bash(bash *)"], deny: ["Write(secret.txt)"] } });
+    const h = await host(project(), { taint: { raise: ["network"] }, permissions: { allow: ["Bash(curl *)", "Bash(bash *)", "Bash(constructor *)", "Bash(toString *)"], deny: ["Write(secret.txt)"] } });
     expect((await h.execute("Bash", { command: "curl -s -m 1 http://127.0.0.1:9/" }, { sessionId: "s", dryRun: true })).decision).toBe("allow");
     await read(h, "node_modules/evil/README.md");
     const c = await h.execute("Bash", { command: "curl -s -m 1 http://127.0.0.1:9/" }, { sessionId: "s", dryRun: true });
@@ -78,6 +78,11 @@ describe("taint", () => {
     expect(g.rule).toBe("taint: network");
     // raise: ["network"] only — a local write is not raised
     expect((await write(h, "local.txt")).status).toBe("ok");
+    // a program named like an Object.prototype key is a program, not a table entry (it threw, and the call was blocked)
+    for (const command of ["constructor x", "toString --help"]) {
+      const p = await h.execute("Bash", { command }, { sessionId: "s", dryRun: true });
+      expect([p.decision, p.status]).toEqual(["allow", "dry-run"]);
+    }
     expect((await write(h, "secret.txt")).status).toBe("denied");
   });
 
