@@ -3,6 +3,7 @@
  * JSON path input nested without end, cyclic, or unreadable (a getter or Proxy that throws).
  */
 import { errorMessage } from "../core/errors.ts";
+import { setKey } from "./null-proto.ts";
 
 /** Deeper than any JSON a model or an MCP client sends; far below the stack's limit. */
 export const MAX_INPUT_DEPTH = 256;
@@ -50,8 +51,7 @@ function quickClone(v: unknown, depth: number): unknown {
   const out: Record<string, unknown> = {};
   for (const k in v) {
     const x = quickClone((v as Record<string, unknown>)[k], depth + 1);
-    if (k === "__proto__") Object.defineProperty(out, k, { value: x, enumerable: true, writable: true, configurable: true });
-    else out[k] = x;
+    setKey(out, k, x);
   }
   return out;
 }
@@ -76,8 +76,7 @@ function clone(v: unknown, stack: Array<{ node: object; key: string }>): unknown
     stack.push({ node: v, key: k });
     const x = clone((v as Record<string, unknown>)[k], stack);
     stack.pop();
-    if (k === "__proto__") Object.defineProperty(out, k, { value: x, enumerable: true, writable: true, configurable: true });
-    else out[k] = x;
+    setKey(out, k, x);
   }
   return out;
 }

@@ -1,8 +1,7 @@
 /** Claude Code's tool names that rules, hooks and plugins refer to: one copy for everyone. */
+import { nullProto } from "./null-proto.ts";
 
-function table(entries: Record<string, string>): Readonly<Record<string, string>> {
-  return Object.freeze(Object.assign(Object.create(null) as Record<string, string>, entries));
-}
+const table = (entries: Record<string, string>): Readonly<Record<string, string>> => Object.freeze(nullProto(entries));
 
 /**
  * Legacy tool names still accepted in permission rules and hook matchers (SDK LEGACY_TOOL_NAME_ALIASES).
